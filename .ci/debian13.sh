@@ -1,0 +1,45 @@
+#!/bin/bash
+# debian13.sh COMMAND...  — runs COMMAND inside a Debian 13 (trixie) root with GStreamer 1.26.
+#
+# Creates the root with debootstrap on first use (DLAINFER_DEBIAN13_ROOT, default
+# /var/cache/gst-dlainfer/trixie), installs the build packages when missing, bind-mounts the CUDA
+# toolkit at /usr/local/cuda and this checkout at the same absolute path, runs COMMAND from the
+# checkout, and unmounts again. Run as root.
+set -euo pipefail
+ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CUDA=$(realpath /usr/local/cuda)
+PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil \
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad"
+
+if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+  echo "debian13: creating $ROOT with debootstrap (trixie, minbase)"
+  rm -rf "$ROOT"; mkdir -p "$ROOT"
+  debootstrap --variant=minbase trixie "$ROOT" http://deb.debian.org/debian >/dev/null
+fi
+
+mounted=()
+cleanup() { for ((i=${#mounted[@]}-1; i>=0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done; }
+trap cleanup EXIT
+bind() {  # bind SRC DST-inside-root
+  mkdir -p "$ROOT$2"
+  mountpoint -q "$ROOT$2" || { mount --bind "$1" "$ROOT$2"; mounted+=("$ROOT$2"); }
+}
+bind /proc /proc
+bind /dev /dev
+bind /dev/pts /dev/pts
+bind /sys /sys
+bind "$CUDA" /usr/local/cuda
+bind "$SRC" "$SRC"
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+
+missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | grep -c 'install ok installed' || true)
+if [ "$missing" != "$(echo $PKGS | wc -w)" ]; then
+  echo "debian13: installing build packages"
+  chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive sh -c \
+    "apt-get update -qq && apt-get install -y -qq --no-install-recommends $PKGS" >/dev/null
+fi
+[ $# -gt 0 ] || exit 0
+chroot "$ROOT" env -i HOME=/root PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  LANG=C.UTF-8 CI="${CI:-}" bash -c 'cd "$1" && shift && exec "$@"' _ "$SRC" "$@"

@@ -1,0 +1,18 @@
+#!/bin/bash
+# Installs what the native build (Debian 12, GStreamer 1.22) needs; a no-op when all is there.
+set -euo pipefail
+pkgs=(meson ninja-build pkg-config g++ libgtest-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  python3 python3-numpy python3-pil valgrind debootstrap)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ -x /usr/local/cuda/bin/nvcc ] || { echo "install-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (nvcc not found)" >&2; exit 1; }

@@ -1,0 +1,143 @@
+#include "primary_context.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+
+namespace dla {
+namespace {
+
+struct DriverApi {
+  CUresult (*device_get) (CUdevice *, int) = nullptr;
+  CUresult (*retain) (CUcontext *, CUdevice) = nullptr;
+  CUresult (*release) (CUdevice) = nullptr;
+  CUresult (*push) (CUcontext) = nullptr;
+  CUresult (*pop) (CUcontext *) = nullptr;
+  CUresult (*get_current) (CUcontext *) = nullptr;
+  bool loaded = false;
+};
+
+template <typename Fn>
+bool entry (const char *name, Fn *fn)
+{
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  void *ptr = nullptr;
+  if (cudaGetDriverEntryPointByVersion (name, &ptr, 12000, cudaEnableDefault, &found) != cudaSuccess
+      || found != cudaDriverEntryPointSuccess)
+    return false;
+  *fn = reinterpret_cast<Fn> (ptr);
+  return true;
+}
+
+const DriverApi &driver ()
+{
+  static DriverApi api;
+  static std::once_flag once;
+  std::call_once (once, [] {
+    api.loaded = entry ("cuDeviceGet", &api.device_get) && entry ("cuDevicePrimaryCtxRetain", &api.retain)
+        && entry ("cuDevicePrimaryCtxRelease", &api.release) && entry ("cuCtxPushCurrent", &api.push)
+        && entry ("cuCtxPopCurrent", &api.pop) && entry ("cuCtxGetCurrent", &api.get_current);
+  });
+  return api;
+}
+
+std::string cuda_error (cudaError_t err)
+{
+  return std::string (cudaGetErrorName (err)) + " (" + std::to_string (int (err)) + "): " + cudaGetErrorString (err);
+}
+
+}  // namespace
+
+int cuda_device_count (std::string *why)
+{
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount (&count);
+  if (err != cudaSuccess) {
+    if (why)
+      *why = "no usable CUDA driver or device: cudaGetDeviceCount failed with " + cuda_error (err);
+    return 0;
+  }
+  if (count == 0 && why)
+    *why = "no CUDA device present";
+  return count;
+}
+
+Status PrimaryContext::Retain (int ordinal, PrimaryContext *out)
+{
+  std::string why;
+  const int count = cuda_device_count (&why);
+  if (count == 0)
+    return Status::Error (Code::kNotFound, why);
+  if (ordinal < 0 || ordinal >= count)
+    return Status::Error (Code::kSettings, "CUDA device " + std::to_string (ordinal) + " does not exist: "
+        + std::to_string (count) + " device(s) present, use 0.." + std::to_string (count - 1));
+  const DriverApi &api = driver ();
+  if (!api.loaded)
+    return Status::Error (Code::kInit, "the CUDA driver lacks the primary-context entry points (driver too old?)");
+  /* cudaFree(0) initialises the runtime and the primary context, as NVIDIA's cuDLA samples do. */
+  cudaError_t err = cudaSetDevice (ordinal);
+  if (err == cudaSuccess)
+    err = cudaFree (nullptr);
+  if (err != cudaSuccess)
+    return Status::Error (Code::kInit, "cudaSetDevice/cudaFree failed with " + cuda_error (err));
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  if (api.device_get (&dev, ordinal) != CUDA_SUCCESS || api.retain (&ctx, dev) != CUDA_SUCCESS || !ctx)
+    return Status::Error (Code::kInit, "cuDevicePrimaryCtxRetain failed for CUDA device " + std::to_string (ordinal));
+  out->reset ();
+  out->ctx_ = ctx;
+  out->device_ = dev;
+  out->ordinal_ = ordinal;
+  return Status::Ok ();
+}
+
+void PrimaryContext::reset () noexcept
+{
+  if (ctx_)
+    driver ().release (device_);
+  ctx_ = nullptr;
+  ordinal_ = -1;
+}
+
+PrimaryContext::~PrimaryContext () { reset (); }
+
+PrimaryContext::PrimaryContext (PrimaryContext &&other) noexcept
+    : ctx_ (other.ctx_), device_ (other.device_), ordinal_ (other.ordinal_)
+{
+  other.ctx_ = nullptr;
+}
+
+PrimaryContext &PrimaryContext::operator= (PrimaryContext &&other) noexcept
+{
+  if (this != &other) {
+    reset ();
+    ctx_ = other.ctx_;
+    device_ = other.device_;
+    ordinal_ = other.ordinal_;
+    other.ctx_ = nullptr;
+  }
+  return *this;
+}
+
+ScopedContext::ScopedContext (void *ctx)
+{
+  const DriverApi &api = driver ();
+  CUcontext current = nullptr;
+  if (!ctx || !api.loaded || api.get_current (&current) != CUDA_SUCCESS)
+    return;
+  if (current == static_cast<CUcontext> (ctx))
+    return; /* Same context, nothing to do */
+  pushed_ = api.push (static_cast<CUcontext> (ctx)) == CUDA_SUCCESS;
+}
+
+ScopedContext::~ScopedContext ()
+{
+  if (pushed_) {
+    CUcontext popped = nullptr;
+    driver ().pop (&popped);
+  }
+}
+
+}  // namespace dla
