@@ -76,7 +76,7 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
 
   const std::string src = std::string ("videotestsrc num-buffers=1 pattern=smpte ! ") + kCaps;
   GstSample *ref = first_sample ((src + " ! appsink name=sink sync=false").c_str (), nullptr);
-  GstSample *dev = first_sample ((src + " ! cudaupload ! appsink name=sink sync=false").c_str (), ctx);
+  GstSample *dev = first_sample ((src + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false").c_str (), ctx);
   ASSERT_NE (ref, nullptr);
   ASSERT_NE (dev, nullptr);
 

@@ -1,0 +1,28 @@
+/* gst-dlainfer: names for cuDLA and CUDA status values, as users see them in error messages:
+ * "cudlaErrorInvalidDevice (8)", hardware errors in hex "cudlaErrorDlaErrEngineTimeout (0x40000006)",
+ * unknown values as numbers. */
+#pragma once
+
+#include <string>
+
+#include "cudla_abi.h"
+
+namespace dla {
+
+/* The enumerator's name ("cudlaErrorInvalidDevice"), or nullptr for a value NVIDIA's headers lack. */
+const char *cudla_status_symbol (int status);
+
+/* "cudlaErrorInvalidDevice (8)", "cudlaErrorDlaErrEngineTimeout (0x40000006)",
+ * "unknown cudlaStatus (77)" / "unknown cudlaStatus (0x40000009)". */
+std::string cudla_status_name (int status);
+
+/* "cudlaCreateDevice failed: cudlaErrorInvalidDevice (8)". */
+std::string cudla_call_failed (const char *call, int status);
+
+/* "cudaErrorExternalDevice (911)": the CUDA runtime's name, with the number. */
+std::string cuda_error_name (int error);
+
+/* cudaErrorExternalDevice: a DLA fault seen by CUDA; it poisons the process's CUDA state. */
+constexpr int kCudaErrorExternalDevice = 911;
+
+}  // namespace dla
