@@ -26,9 +26,10 @@
  *  - Letterbox: display aspect = crop.width * par_n : crop.height * par_d; the long axis gets the
  *    tensor size, the other round-half-up(exact rational) pixels (at least 1), placed at
  *    floor((tensor - content) / 2). Other pixels hold pad_rgb (an RGB pixel value, normalised).
- *  - Center-crop: S = round(tensor / crop_fraction) per axis (Resize(S) of torchvision); the crop's
- *    display shape covers S x S with the short axis exactly S and the long axis
- *    floor(S * long / short); off = round-half-even((R - tensor) / 2) (torchvision's CenterCrop).
+ *  - Center-crop: S = floor(tensor / crop_fraction) per axis (timm's crop_pct; 224 / 0.875 = 256 =
+ *    Resize(256)); the crop's display shape covers S x S with the short axis exactly S and the long
+ *    axis floor(S * long / short) (torchvision's Resize); off = round-half-even((R - tensor) / 2)
+ *    (torchvision's CenterCrop uses Python's round).
  *  - Every byte of each written batch slot is written: pad lanes, pad channels and row tails are
  *    zero. Batch slots no ROI names are left untouched.
  */
@@ -70,9 +71,9 @@ struct Rect {
 };
 
 struct Params {
-  Rect crop;           /* used when no ROIs are given */
+  Rect crop; /* used when no ROIs are given */
   ResizeMode mode;
-  float crop_fraction; /* center-crop only, in (0, 1] */
+  float crop_fraction; /* center-crop only, in [0.01, 1] */
   int par_n, par_d;    /* source pixel aspect ratio, letterbox only */
   uint8_t pad_rgb[3];  /* letterbox pad as an R, G, B pixel value */
   bool antialias;
@@ -101,10 +102,10 @@ const char *status_name (Status s);
  * `stream` (a cudaStream_t; nullptr = legacy default stream). n_rois 0 = p.crop into batch slot 0.
  * One kernel launch; argument errors return before it, with the reason in *error. */
 Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-    const Roi *rois, int n_rois, void *stream, std::string *error = nullptr);
+               const Roi *rois, int n_rois, void *stream, std::string *error = nullptr);
 
 /* The same on host memory; `stream` is ignored. */
 Status reference (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-    const Roi *rois, int n_rois, void *stream, std::string *error = nullptr);
+                  const Roi *rois, int n_rois, void *stream, std::string *error = nullptr);
 
 }  // namespace preprocess

@@ -119,6 +119,8 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
   resolve (handle, "cudlaDestroyDevice", &a.DestroyDevice, &missing);
   resolve (handle, "cudlaSetTaskTimeoutInMs", &a.SetTaskTimeoutInMs, nullptr);
   resolve (handle, "swdlaBackendName", &a.SwdlaBackendName, nullptr);
+  resolve (handle, "swdlaExternalDeviceError", &a.SwdlaExternalDeviceError, nullptr);
+  resolve (handle, "swdlaLastRefusal", &a.SwdlaLastRefusal, nullptr);
 
   if (!missing.empty ()) {
     std::string list;
@@ -185,6 +187,14 @@ std::string Library::version_string () const
     return "(version unknown)";
   return std::to_string (version_ / 1000000) + "." + std::to_string (version_ / 1000 % 1000) + "."
       + std::to_string (version_ % 1000);
+}
+
+std::string Library::refusal_detail () const
+{
+  if (!api_.SwdlaLastRefusal)
+    return std::string ();
+  const char *why = api_.SwdlaLastRefusal ();
+  return why && *why ? std::string (" (") + backend_ + ": " + why + ")" : std::string ();
 }
 
 }  // namespace dla

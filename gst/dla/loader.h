@@ -42,6 +42,11 @@ struct CudlaApi {
   cudlaStatus (*SetTaskTimeoutInMs) (cudlaDevHandle const, uint32_t const) = nullptr;
   /* Optional: exported only by swdla, which says so. */
   const char *(*SwdlaBackendName) (void) = nullptr;
+  /* Optional, swdla only (tests/swdla/README.md): 911 once an injected DLA fault has completed on
+   * its stream (swdla cannot make the CUDA runtime itself return 911), else 0. */
+  int (*SwdlaExternalDeviceError) (void) = nullptr;
+  /* Optional, swdla only: why this thread's last call was refused, or "". */
+  const char *(*SwdlaLastRefusal) (void) = nullptr;
 };
 
 /* Names of the required symbols, in CudlaApi's order (for messages and tests). */
@@ -74,6 +79,10 @@ class Library {
   /* cudlaGetVersion's raw value (1000000 * major + 1000 * minor + patch), 0 if it failed. */
   uint64_t version () const { return version_; }
   std::string version_string () const;
+  /* " (swdla: <reason>)" after a refused call on swdla, else "": appended to failure messages. */
+  std::string refusal_detail () const;
+  /* The external-device error swdla emulates (0 on real cuDLA). */
+  int emulated_external_error () const { return api_.SwdlaExternalDeviceError ? api_.SwdlaExternalDeviceError () : 0; }
 
  private:
   Library () = default;

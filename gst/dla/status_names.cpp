@@ -67,4 +67,9 @@ std::string cuda_error_name (int error)
   return std::string (name ? name : "unknown cudaError") + " (" + std::to_string (error) + ")";
 }
 
+std::string cuda_call_failed (const char *call, int error)
+{
+  return std::string (call) + " failed: " + cuda_error_name (error);
+}
+
 }  // namespace dla

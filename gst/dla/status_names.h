@@ -22,6 +22,9 @@ std::string cudla_call_failed (const char *call, int status);
 /* "cudaErrorExternalDevice (911)": the CUDA runtime's name, with the number. */
 std::string cuda_error_name (int error);
 
+/* "cudaMalloc failed: cudaErrorMemoryAllocation (2)". */
+std::string cuda_call_failed (const char *call, int error);
+
 /* cudaErrorExternalDevice: a DLA fault seen by CUDA; it poisons the process's CUDA state. */
 constexpr int kCudaErrorExternalDevice = 911;
 

@@ -1,0 +1,18 @@
+/* gst-dlainfer: the plugin. It registers its element on any machine: a missing cuDLA library,
+ * DLA or CUDA device is reported when an element starts, never as a failed plugin load. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+#include "gstdlainfer.h"
+
+static gboolean plugin_init (GstPlugin *plugin)
+{
+  return GST_ELEMENT_REGISTER (dla_infer, plugin);
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dlainfer,
+    "Video classification on the NVIDIA DLA through cuDLA", plugin_init, VERSION, "LGPL", GST_PACKAGE_NAME,
+    GST_PACKAGE_ORIGIN)

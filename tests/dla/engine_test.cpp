@@ -1,0 +1,397 @@
+/* The nine-step hybrid flow through dla::Engine against swdla (DLAINFER_CUDLA_LIBRARY), with
+ * models whose answers are known (tests/swdla/models.spec): colours, a read-out of the input,
+ * every input/output layout, batch, several slots, two cores, stream ordering, the task timeout,
+ * injected faults, and teardown. Run once per descriptor reading (SWDLA_DESCRIPTOR_READING). */
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine_test_support.h"
+
+namespace {
+
+using dla_test::have_model;
+using dla_test::make_input;
+using dla_test::open;
+
+#define REQUIRE_MODEL(name) \
+  if (!have_model (name)) \
+  GTEST_SKIP () << "swdla test model " << dla_test::model (name) << " is missing (build the swdla-models target)"
+
+/* Colours in models.spec's class order. */
+const float kCorners[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+
+std::vector<uint8_t> solid (const dla::Engine &e, const float rgb[3])
+{
+  return make_input (e.input ().view, 3, [&] (int64_t, int64_t c, int64_t, int64_t) { return rgb[c]; },
+      dla_test::kInt8InputScale);
+}
+
+class Engine : public testing::TestWithParam<std::string> {};
+
+TEST_P (Engine, ColoursEveryLayout)
+{
+  REQUIRE_MODEL (GetParam ());
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open (GetParam (), &e);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  EXPECT_EQ (e->backend (), "swdla");
+  dla::ClassificationShape shape;
+  const dla::Status v = dla::validate_classification (e->inputs (), e->outputs (), &shape);
+  ASSERT_TRUE (v.ok ()) << v.message;
+  EXPECT_EQ (shape.channels, 3);
+  EXPECT_EQ (dla::resolve_class_count (e->outputs ()[0], 8), 8);
+  for (int k = 0; k < 8; ++k) {
+    const dla::Status r = dla_test::run_once (*e, 0, solid (*e, kCorners[k]));
+    ASSERT_TRUE (r.ok ()) << r.message;
+    EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), k) << "colour " << k << "\n" << e->describe ();
+  }
+  const dla::SlotTimings t = e->timings (0);
+  EXPECT_GE (t.preprocess_ms, 0.f);
+  EXPECT_GE (t.dla_ms, 0.f);
+  EXPECT_GE (t.total_ms, t.dla_ms);
+}
+
+INSTANTIATE_TEST_SUITE_P (Layouts, Engine,
+    testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4", "colours-int8-chw32",
+        "colours-int8-dla_linear", "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear", "colours-out-int8-chw32",
+        "colours-out-int8-dla_linear"),
+    [] (const testing::TestParamInfo<std::string> &i) {
+      std::string s = i.param;
+      for (char &ch : s)
+        if (ch == '-')
+          ch = '_';
+      return s;
+    });
+
+/* The read-out model's output is a 4x4 grid of channel means (AdaptiveAvgPool2d cells): a wrong
+ * row stride, plane stride or channel order cannot pass. */
+class Readout : public testing::TestWithParam<std::string> {};
+
+TEST_P (Readout, GeometryEveryLayout)
+{
+  REQUIRE_MODEL (GetParam ());
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open (GetParam (), &e);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  dla::ClassificationShape shape;
+  ASSERT_TRUE (dla::validate_classification (e->inputs (), e->outputs (), &shape).ok ());
+  const tensor::View &v = shape.input_view;
+  const int64_t C = shape.channels, H = v.h, W = v.w;
+  auto f = [&] (int64_t, int64_t c, int64_t y, int64_t x) {
+    return float (0.15 * double (c) + 0.5 * double (y) / double (H) + 0.3 * double (x * x) / double (W * W));
+  };
+  std::vector<float> kept;
+  const std::vector<uint8_t> bytes = make_input (v, C, f, dla_test::kInt8InputScale, &kept);
+  const dla::Status r = dla_test::run_once (*e, 0, bytes);
+  ASSERT_TRUE (r.ok ()) << r.message;
+  const bool int8_out = e->outputs ()[0].view.type == tensor::ElemType::kInt8;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t gy = 0; gy < 4; ++gy)
+      for (int64_t gx = 0; gx < 4; ++gx) {
+        const int64_t y0 = gy * H / 4, y1 = ((gy + 1) * H + 3) / 4, x0 = gx * W / 4, x1 = ((gx + 1) * W + 3) / 4;
+        double sum = 0;
+        for (int64_t y = y0; y < y1; ++y)
+          for (int64_t x = x0; x < x1; ++x)
+            sum += kept[size_t ((c * H + y) * W + x)];
+        const double want = sum / double ((y1 - y0) * (x1 - x0));
+        const float got = dla_test::output_value (*e, 0, 0, 0, c * 16 + gy * 4 + gx, 1.f / 127.f);
+        EXPECT_NEAR (got, want, int8_out ? 1.0 / 127 : 4e-3) << "channel " << c << " cell " << gy << "," << gx;
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P (Layouts, Readout,
+    testing::Values ("readout", "readout-w225-fp16-chw16", "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4",
+        "readout-w225-int8-chw32", "readout-w225-int8-dla_linear", "readout-w225-int8-dla_hwc4",
+        "readout-out-fp16-dla_linear", "readout-out-int8-chw32", "readout-grey", "readout-grey-fp16-dla_hwc4"),
+    [] (const testing::TestParamInfo<std::string> &i) {
+      std::string s = i.param;
+      for (char &ch : s)
+        if (ch == '-')
+          ch = '_';
+      return s;
+    });
+
+TEST (EngineFlow, BatchOfTwo)
+{
+  REQUIRE_MODEL ("colours-batch2");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("colours-batch2", &e);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  dla::ClassificationShape shape;
+  ASSERT_TRUE (dla::validate_classification (e->inputs (), e->outputs (), &shape).ok ());
+  EXPECT_EQ (shape.batch, 2);
+  const auto bytes = make_input (e->input ().view, 3,
+      [] (int64_t n, int64_t c, int64_t, int64_t) { return kCorners[n == 0 ? 5 : 4][c]; }, dla_test::kInt8InputScale);
+  ASSERT_TRUE (dla_test::run_once (*e, 0, bytes).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 5);
+  EXPECT_EQ (dla_test::argmax (*e, 0, 1, 8), 4);
+}
+
+/* Three frames in flight in three slots: each slot has its own tensors and copies. */
+TEST (EngineFlow, SlotsInFlight)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("colours", &e, 3);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  ASSERT_EQ (e->num_slots (), 3);
+  EXPECT_NE (e->input_ptr (0), e->input_ptr (1));
+  EXPECT_EQ (e->input_ptr (3), nullptr);
+  for (int round = 0; round < 3; ++round) {
+    for (int s = 0; s < 3; ++s) {
+      ASSERT_TRUE (e->begin (s).ok ());
+      ASSERT_TRUE (dla_test::upload (*e, s, solid (*e, kCorners[(s + round * 3) % 8])));
+      const dla::Status sub = e->submit (s);
+      ASSERT_TRUE (sub.ok ()) << sub.message;
+    }
+    for (int s = 0; s < 3; ++s) {
+      const dla::Status c = e->complete (s);
+      ASSERT_TRUE (c.ok ()) << c.message;
+      EXPECT_EQ (dla_test::argmax (*e, s, 0, 8), (s + round * 3) % 8) << "slot " << s << " round " << round;
+    }
+  }
+}
+
+TEST (EngineFlow, SlotMisuseIsRefused)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1).ok ());
+  dla::Status st = e->complete (0);
+  EXPECT_EQ (st.code, dla::Code::kRuntime);
+  EXPECT_NE (st.message.find ("no task in flight"), std::string::npos) << st.message;
+  EXPECT_EQ (e->begin (1).code, dla::Code::kRuntime);
+  ASSERT_TRUE (e->submit (0).ok ()); /* without begin: allowed, no preprocess timing */
+  EXPECT_EQ (e->submit (0).code, dla::Code::kRuntime);
+  EXPECT_EQ (e->begin (0).code, dla::Code::kRuntime);
+  ASSERT_TRUE (e->complete (0).ok ());
+  EXPECT_LT (e->timings (0).preprocess_ms, 0.f);
+  EXPECT_GE (e->timings (0).dla_ms, 0.f);
+  EXPECT_EQ (e->host_output (0, 1), nullptr);
+}
+
+/* The frame is written on another stream (as upstream GStreamer elements do); wait_for_stream
+ * orders the task after it without a host sync. */
+TEST (EngineFlow, WaitForForeignStream)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e).ok ());
+  dla::ScopedContext scope (e->primary_context ());
+  cudaStream_t upstream = nullptr;
+  ASSERT_EQ (cudaStreamCreateWithFlags (&upstream, cudaStreamNonBlocking), cudaSuccess);
+  void *pinned = nullptr;
+  const auto bytes = solid (*e, kCorners[6]);
+  ASSERT_EQ (cudaMallocHost (&pinned, bytes.size ()), cudaSuccess);
+  std::memcpy (pinned, bytes.data (), bytes.size ());
+  /* A big copy first, so the input copy lands late on the upstream stream. */
+  void *scratch = nullptr;
+  const size_t big = 256u << 20;
+  ASSERT_EQ (cudaMalloc (&scratch, big), cudaSuccess);
+  ASSERT_EQ (cudaMemsetAsync (scratch, 1, big, upstream), cudaSuccess);
+  ASSERT_EQ (cudaMemcpyAsync (e->input_ptr (0), pinned, bytes.size (), cudaMemcpyHostToDevice, upstream), cudaSuccess);
+  ASSERT_TRUE (e->wait_for_stream (upstream).ok ());
+  ASSERT_TRUE (e->begin (0).ok ());
+  ASSERT_TRUE (e->submit (0).ok ());
+  const dla::Status st = e->complete (0);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 6);
+  EXPECT_TRUE (e->wait_for_stream (e->stream ()).ok ());
+  cudaStreamSynchronize (upstream);
+  cudaFree (scratch);
+  cudaFreeHost (pinned);
+  cudaStreamDestroy (upstream);
+}
+
+/* Two cores busy at once, each engine on its own stream and handle. */
+TEST (EngineFlow, TwoCoresAtOnce)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> a, b;
+  ASSERT_TRUE (open ("colours", &a, 1, 0).ok ());
+  const dla::Status st = open ("colours", &b, 1, 1);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  EXPECT_NE (a->stream (), b->stream ());
+  EXPECT_EQ (a->primary_context (), b->primary_context ());
+  for (int k = 0; k < 8; ++k) {
+    ASSERT_TRUE (a->begin (0).ok () && dla_test::upload (*a, 0, solid (*a, kCorners[k])) && a->submit (0).ok ());
+    ASSERT_TRUE (b->begin (0).ok () && dla_test::upload (*b, 0, solid (*b, kCorners[7 - k])) && b->submit (0).ok ());
+    ASSERT_TRUE (a->complete (0).ok ());
+    ASSERT_TRUE (b->complete (0).ok ());
+    EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
+    EXPECT_EQ (dla_test::argmax (*b, 0, 0, 8), 7 - k);
+  }
+}
+
+TEST (EngineOpenErrors, CoreOutOfRangeNamesTheCount)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("colours", &e, 1, 2);
+  EXPECT_EQ (st.code, dla::Code::kSettings);
+  EXPECT_NE (st.message.find ("DLA core 2 does not exist"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("reports 2 core(s), use 0..1"), std::string::npos) << st.message;
+}
+
+TEST (EngineOpenErrors, BrokenModelsNameTheCallAndStatus)
+{
+  for (const char *name : {"broken-truncated", "broken-magic", "broken-version"}) {
+    REQUIRE_MODEL (name);
+    std::unique_ptr<dla::Engine> e;
+    const dla::Status st = open (name, &e);
+    EXPECT_EQ (st.code, dla::Code::kModel) << name;
+    if (std::string (name) == "broken-magic")
+      EXPECT_NE (st.message.find ("not a DLA loadable"), std::string::npos) << st.message;
+    else
+      EXPECT_NE (st.message.find ("cudlaModuleLoadFromMemory failed: cudlaErrorInvalidParam (1)"), std::string::npos)
+          << name << ": " << st.message;
+  }
+}
+
+TEST (EngineOpenErrors, NvidiaLoadableOnSwdla)
+{
+  REQUIRE_MODEL ("broken-nvda");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("broken-nvda", &e);
+  EXPECT_EQ (st.code, dla::Code::kModel);
+  EXPECT_NE (st.message.find ("is an NVIDIA DLA loadable"), std::string::npos) << st.message;
+}
+
+TEST (EngineOpenErrors, EmptyModel)
+{
+  REQUIRE_MODEL ("broken-zero-size");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("broken-zero-size", &e);
+  EXPECT_EQ (st.code, dla::Code::kModel);
+  EXPECT_NE (st.message.find ("is empty"), std::string::npos) << st.message;
+}
+
+TEST (EngineOpenErrors, UnwritableInputType)
+{
+  REQUIRE_MODEL ("broken-wrong-type");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("broken-wrong-type", &e);
+  EXPECT_EQ (st.code, dla::Code::kModel);
+  EXPECT_NE (st.message.find ("FLOAT (1)"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("--inputIOFormats=fp16:chw16"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("Raw descriptor: name='image'"), std::string::npos) << st.message;
+}
+
+TEST (EngineOpenErrors, TwoInputsAreNotAClassifier)
+{
+  REQUIRE_MODEL ("broken-two-inputs");
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("broken-two-inputs", &e);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  dla::ClassificationShape shape;
+  const dla::Status v = dla::validate_classification (e->inputs (), e->outputs (), &shape);
+  EXPECT_EQ (v.code, dla::Code::kModel);
+  EXPECT_NE (v.message.find ("2 inputs ('image', 'extra')"), std::string::npos) << v.message;
+}
+
+/* Everything is released in order: more opens than the 16 handles a core allows. */
+TEST (EngineLifetime, OpenCloseManyTimes)
+{
+  REQUIRE_MODEL ("colours");
+  for (int i = 0; i < 24; ++i) {
+    std::unique_ptr<dla::Engine> e;
+    const dla::Status st = open ("colours", &e, 2);
+    ASSERT_TRUE (st.ok ()) << "open " << i << ": " << st.message;
+    if (i % 2) {
+      ASSERT_TRUE (e->submit (1).ok ()); /* destroyed with a task in flight: the stream is drained first */
+    }
+  }
+}
+
+TEST (EngineLifetime, DescribeForModelInfo)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e).ok ());
+  const std::string d = e->describe ();
+  for (const char *needle : {"backend=swdla", "dla-core=0/2", "input 'image': fp16 chw16 1x", "output 'logits'",
+           "raw: name='image'"})
+    EXPECT_NE (d.find (needle), std::string::npos) << needle << " missing from:\n" << d;
+  EXPECT_NE (e->cudla_version (), "");
+  EXPECT_EQ (e->cuda_device (), 0);
+  EXPECT_NE (e->primary_context (), nullptr);
+}
+
+/* Faults injected by swdla (tests/swdla/README.md): each reaches the caller with name and number. */
+class Faults : public testing::Test {
+ protected:
+  void TearDown () override
+  {
+    for (const char *v : {"SWDLA_FAIL_CALL", "SWDLA_TASK_ERROR", "SWDLA_HANG_MS"})
+      unsetenv (v);
+  }
+};
+
+TEST_F (Faults, SubmitFailsWithItsStatus)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e).ok ());
+  setenv ("SWDLA_FAIL_CALL", "cudlaSubmitTask:1:cudlaErrorUmd", 1);
+  const dla::Status st = e->submit (0);
+  EXPECT_EQ (st.code, dla::Code::kRuntime);
+  EXPECT_NE (st.message.find ("cudlaSubmitTask failed: cudlaErrorUmd (7)"), std::string::npos) << st.message;
+  unsetenv ("SWDLA_FAIL_CALL");
+  EXPECT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[2])).ok ()) << "the engine goes on after a refused submit";
+}
+
+TEST_F (Faults, CreateDeviceFailsWithItsStatus)
+{
+  REQUIRE_MODEL ("colours");
+  setenv ("SWDLA_FAIL_CALL", "cudlaCreateDevice:1:cudlaErrorOutOfResources", 1);
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("colours", &e);
+  EXPECT_EQ (st.code, dla::Code::kInit);
+  EXPECT_NE (st.message.find ("cudlaCreateDevice failed: cudlaErrorOutOfResources (2)"), std::string::npos) << st.message;
+}
+
+TEST_F (Faults, MemRegisterFailsWithItsStatus)
+{
+  REQUIRE_MODEL ("colours");
+  setenv ("SWDLA_FAIL_CALL", "cudlaMemRegister:2:cudlaErrorInvalidAddress", 1);
+  std::unique_ptr<dla::Engine> e;
+  const dla::Status st = open ("colours", &e);
+  EXPECT_EQ (st.code, dla::Code::kInit);
+  EXPECT_NE (st.message.find ("cudlaMemRegister failed: cudlaErrorInvalidAddress (4)"), std::string::npos) << st.message;
+}
+
+TEST_F (Faults, TaskErrorReportedByGetLastError)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e).ok ());
+  setenv ("SWDLA_TASK_ERROR", "1:0x40000003", 1);
+  const dla::Status st = dla_test::run_once (*e, 0, solid (*e, kCorners[1]));
+  EXPECT_EQ (st.code, dla::Code::kRuntime);
+  EXPECT_NE (st.message.find ("cudlaGetLastError reports cudlaErrorDlaErrNoMem (0x40000003)"), std::string::npos)
+      << st.message;
+}
+
+TEST_F (Faults, HungTaskEndsAtTheTimeout)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1, 0, 300).ok ());
+  if (!e->has_task_timeout ())
+    GTEST_SKIP () << "the library has no cudlaSetTaskTimeoutInMs";
+  setenv ("SWDLA_HANG_MS", "1:20000", 1);
+  const auto t0 = std::chrono::steady_clock::now ();
+  const dla::Status st = dla_test::run_once (*e, 0, solid (*e, kCorners[1]));
+  const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  EXPECT_LT (s, 10.0) << "the 300 ms timeout did not end the 20 s hang";
+  EXPECT_TRUE (st.code == dla::Code::kTimeout || st.code == dla::Code::kFatal) << st.message;
+  EXPECT_NE (st.message.find ("cudlaErrorDlaErrEngineTimeout (0x40000006)"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("300 ms"), std::string::npos) << st.message;
+}
+
+}  // namespace

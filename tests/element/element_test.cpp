@@ -1,0 +1,371 @@
+/* The dlainfer element on a machine without a DLA (CPU suite): registration, pad templates,
+ * properties, caps acceptance and refusal, and every start failure that needs no GPU, each as an
+ * error on the bus with a specific domain and a message that says what to do. */
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "primary_context.h"
+#include "test_support.h"
+
+namespace {
+
+GstElement *make_infer ()
+{
+  GstElement *e = gst_element_factory_make ("dlainfer", nullptr);
+  EXPECT_NE (e, nullptr) << "dlainfer is not registered (GST_PLUGIN_PATH_1_0 = "
+                         << (g_getenv ("GST_PLUGIN_PATH_1_0") ? g_getenv ("GST_PLUGIN_PATH_1_0") : "unset") << ")";
+  return e;
+}
+
+struct BusError {
+  bool posted = false;
+  GQuark domain = 0;
+  int code = 0;
+  std::string message, debug, source;
+};
+
+/* Runs `desc` towards PAUSED and returns the first error on the bus (the pipeline ends in NULL). */
+BusError run_until_error (const std::string &desc)
+{
+  BusError out;
+  GError *perr = nullptr;
+  GstElement *pipeline = gst_parse_launch (desc.c_str (), &perr);
+  EXPECT_EQ (perr, nullptr) << desc << ": " << (perr ? perr->message : "");
+  g_clear_error (&perr);
+  if (!pipeline)
+    return out;
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GstMessageType (GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE));
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    out.posted = true;
+    out.domain = err->domain;
+    out.code = err->code;
+    out.message = err->message;
+    out.debug = dbg ? dbg : "";
+    out.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
+    g_error_free (err);
+    g_free (dbg);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  return out;
+}
+
+std::string pipeline_with (const std::string &props)
+{
+  return "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer " + props
+      + " ! fakesink";
+}
+
+std::string temp_file (const std::string &name, const std::string &content)
+{
+  const std::string path = testing::TempDir () + name;
+  std::ofstream (path, std::ios::binary) << content;
+  return path;
+}
+
+#define EXPECT_ERROR(e, dom, cod, needle)                                                          \
+  do {                                                                                              \
+    EXPECT_TRUE ((e).posted) << "no error on the bus";                                              \
+    EXPECT_EQ ((e).domain, dom) << (e).message;                                                     \
+    EXPECT_EQ ((e).code, int (cod)) << (e).message;                                                 \
+    EXPECT_EQ ((e).source, "infer");                                                                \
+    EXPECT_NE ((e).message.find (needle), std::string::npos) << "message: " << (e).message;         \
+  } while (0)
+
+/* The plugin loads and registers dlainfer on a machine without cuDLA, DLA or GPU. */
+TEST (Element, RegistersAnywhere)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "dlainfer");
+  ASSERT_NE (plugin, nullptr);
+  gst_object_unref (plugin);
+  GstElementFactory *f = gst_element_factory_find ("dlainfer");
+  ASSERT_NE (f, nullptr);
+  EXPECT_STREQ (gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS), "Filter/Analyzer/Video");
+  gst_object_unref (f);
+}
+
+/* Both pads take the six formats in CUDA and in system memory. */
+TEST (Element, PadTemplates)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  for (const char *name : {"sink", "src"}) {
+    GstPadTemplate *t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), name);
+    ASSERT_NE (t, nullptr) << name;
+    GstCaps *caps = gst_pad_template_get_caps (t);
+    EXPECT_EQ (gst_caps_get_size (caps), 2u);
+    for (const char *fmt : {"NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"}) {
+      for (const char *feature : {"", "(memory:CUDAMemory)"}) {
+        const std::string s = std::string ("video/x-raw") + feature + ",format=" + fmt + ",width=8,height=8,framerate=30/1";
+        GstCaps *one = gst_caps_from_string (s.c_str ());
+        EXPECT_TRUE (gst_caps_is_subset (one, caps)) << name << ": " << s;
+        gst_caps_unref (one);
+      }
+    }
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (e);
+}
+
+/* Caps acceptance on the sink pad: every supported format and memory, interlaced and other
+ * formats refused. */
+TEST (Element, AcceptsAndRefusesCaps)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  const struct {
+    const char *caps;
+    bool ok;
+  } cases[] = {
+      {"video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1", true},
+      {"video/x-raw(memory:CUDAMemory),format=NV12,width=1921,height=1079,framerate=30/1", true},
+      {"video/x-raw,format=I420,width=3840,height=2160,framerate=60/1", true},
+      {"video/x-raw(memory:CUDAMemory),format=BGRx,width=3,height=3,framerate=0/1", true},
+      {"video/x-raw,format=RGBA,width=7,height=5,framerate=1/1", true},
+      {"video/x-raw,format=NV12,width=640,height=480,framerate=30/1,interlace-mode=interleaved", false},
+      {"video/x-raw(memory:CUDAMemory),format=NV12,width=640,height=480,framerate=30/1,interlace-mode=mixed", false},
+      {"video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1", false},
+      {"video/x-raw(memory:GLMemory),format=NV12,width=640,height=480,framerate=30/1", false},
+      {"audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved", false},
+  };
+  for (const auto &c : cases) {
+    GstCaps *caps = gst_caps_from_string (c.caps);
+    ASSERT_NE (caps, nullptr) << c.caps;
+    EXPECT_EQ (bool (gst_pad_query_accept_caps (sink, caps)), c.ok) << c.caps;
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+TEST (Element, PropertyDefaults)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  gchar *model = nullptr, *labels = nullptr;
+  gint core = -5, device = -5, order = -5;
+  guint timeout = 0;
+  gboolean qos = TRUE;
+  g_object_get (e, "model", &model, "labels", &labels, "dla-core", &core, "cuda-device-id", &device, "channel-order",
+      &order, "task-timeout", &timeout, "qos", &qos, nullptr);
+  EXPECT_EQ (model, nullptr);
+  EXPECT_EQ (labels, nullptr);
+  EXPECT_EQ (core, 0);
+  EXPECT_EQ (device, -1);
+  EXPECT_EQ (order, 0);
+  EXPECT_EQ (timeout, 5000u);
+  EXPECT_FALSE (qos) << "QoS must be off: every frame is inferred";
+  GValue mean = G_VALUE_INIT, std_v = G_VALUE_INIT;
+  g_value_init (&mean, GST_TYPE_ARRAY);
+  g_value_init (&std_v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "mean", &mean);
+  g_object_get_property (G_OBJECT (e), "std", &std_v);
+  gchar *ms = gst_value_serialize (&mean), *ss = gst_value_serialize (&std_v);
+  EXPECT_STREQ (ms, "< (float)0, (float)0, (float)0 >");
+  EXPECT_STREQ (ss, "< (float)1, (float)1, (float)1 >");
+  g_free (ms);
+  g_free (ss);
+  g_value_unset (&mean);
+  g_value_unset (&std_v);
+  g_free (model);
+  g_free (labels);
+  EXPECT_FALSE (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (e)));
+  EXPECT_TRUE (gst_base_transform_is_in_place (GST_BASE_TRANSFORM (e)));
+  gst_object_unref (e);
+}
+
+std::string get_array (GstElement *e, const char *name)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), name, &v);
+  gchar *s = gst_value_serialize (&v);
+  std::string out = s;
+  g_free (s);
+  g_value_unset (&v);
+  return out;
+}
+
+void set_array (GstElement *e, const char *name, const char *text)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, GST_TYPE_ARRAY);
+  /* As gst-launch does: elements typed by the property's element spec (float). */
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
+  ASSERT_TRUE (gst_value_deserialize_with_pspec (&v, text, pspec)) << text;
+  g_object_set_property (G_OBJECT (e), name, &v);
+  g_value_unset (&v);
+}
+
+/* mean/std take exactly 3 values (std > 0); anything else is refused and the old value kept. The
+ * gst-launch syntax works. */
+TEST (Element, MeanAndStd)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  set_array (e, "mean", "<0.485, 0.456, 0.406>");
+  EXPECT_EQ (get_array (e, "mean"), "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
+  set_array (e, "mean", "<0.5, 0.5>");
+  EXPECT_NE (get_array (e, "mean").find ("0.485"), std::string::npos) << "2 values must be refused";
+  set_array (e, "std", "<0.25, 0.5, 2>");
+  EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >");
+  set_array (e, "std", "<0.25, 0, 2>");
+  EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >") << "std 0 must be refused";
+  gst_util_set_object_arg (G_OBJECT (e), "channel-order", "bgr");
+  gint order = 0;
+  g_object_get (e, "channel-order", &order, nullptr);
+  EXPECT_EQ (order, 1);
+  gst_object_unref (e);
+
+  GError *err = nullptr;
+  GstElement *p = gst_parse_launch ("dlainfer name=x mean=\"<0.1,0.2,0.3>\" std=\"<0.5,0.5,0.5>\" channel-order=bgr",
+      &err);
+  ASSERT_EQ (err, nullptr) << err->message;
+  EXPECT_EQ (get_array (p, "std"), "< (float)0.5, (float)0.5, (float)0.5 >");
+  gst_object_unref (p);
+}
+
+/* Model-changing properties are refused (kept) above READY; per-frame ones are taken. The state
+ * is forced here because reaching PLAYING needs a DLA. */
+TEST (Element, ModelPropertiesOnlyInNullOrReady)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  g_object_set (e, "model", "/a.bin", "dla-core", 1, nullptr);
+  GST_OBJECT_LOCK (e);
+  GST_STATE (e) = GST_STATE_PLAYING;
+  GST_OBJECT_UNLOCK (e);
+  g_object_set (e, "model", "/b.bin", "dla-core", 0, "labels", "/l.txt", "task-timeout", 7u, "cuda-device-id", 3,
+      nullptr);
+  gst_util_set_object_arg (G_OBJECT (e), "channel-order", "bgr");
+  gchar *model = nullptr, *labels = nullptr;
+  gint core = -1, device = 0, order = 0;
+  guint timeout = 0;
+  g_object_get (e, "model", &model, "dla-core", &core, "labels", &labels, "task-timeout", &timeout, "cuda-device-id",
+      &device, "channel-order", &order, nullptr);
+  EXPECT_STREQ (model, "/a.bin");
+  EXPECT_EQ (core, 1);
+  EXPECT_EQ (labels, nullptr);
+  EXPECT_EQ (timeout, 5000u);
+  EXPECT_EQ (device, -1);
+  EXPECT_EQ (order, 1) << "channel-order changes at any state";
+  g_free (model);
+  g_free (labels);
+  GST_OBJECT_LOCK (e);
+  GST_STATE (e) = GST_STATE_NULL;
+  GST_OBJECT_UNLOCK (e);
+  gst_object_unref (e);
+}
+
+/* NULL -> READY -> NULL works anywhere (the context is optional until start) and posts nothing. */
+TEST (Element, ReadyWithoutGpu)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ (gst_element_set_state (e, GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+    EXPECT_EQ (gst_element_set_state (e, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  }
+  gst_object_unref (e);
+}
+
+TEST (ElementFailure, NoModelProperty)
+{
+  const BusError e = run_until_error (pipeline_with (""));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "No model set");
+}
+
+TEST (ElementFailure, ModelFileMissing)
+{
+  const BusError e = run_until_error (pipeline_with ("model=/nonexistent/model.bin"));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/model.bin");
+}
+
+/* A directory is not a readable file (tests run as root, so permission bits cannot make one). */
+TEST (ElementFailure, ModelUnreadable)
+{
+  const BusError e = run_until_error (pipeline_with ("model=/"));
+  EXPECT_TRUE (e.posted);
+  EXPECT_EQ (e.domain, GST_RESOURCE_ERROR) << e.message;
+  EXPECT_NE (e.message.find ("'/'"), std::string::npos) << e.message;
+}
+
+TEST (ElementFailure, EmptyModelFile)
+{
+  const BusError e = run_until_error (pipeline_with ("model=" + temp_file ("dlainfer-empty.bin", "")));
+  EXPECT_TRUE (e.posted);
+  EXPECT_EQ (e.domain, GST_RESOURCE_ERROR) << e.message;
+  EXPECT_NE (e.message.find ("empty"), std::string::npos) << e.message;
+}
+
+/* Not a loadable: the message says what a loadable is and how trtexec makes one. */
+TEST (ElementFailure, NotALoadable)
+{
+  const std::string path = temp_file ("dlainfer-not-loadable.engine", "this is a TensorRT plan, not a loadable");
+  const BusError e = run_until_error (pipeline_with ("model=" + path));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "is not a DLA loadable");
+  EXPECT_NE (e.message.find ("trtexec"), std::string::npos) << e.message;
+  EXPECT_NE (e.message.find ("--buildDLAStandalone"), std::string::npos) << e.message;
+}
+
+/* The cuDLA library named by DLAINFER_CUDLA_LIBRARY is missing: LIBRARY/INIT naming the file. */
+TEST (ElementFailure, CudlaLibraryMissing)
+{
+  const std::string model = temp_file ("dlainfer-swdla-magic.bin", std::string ("SWDLAMDL") + std::string (56, '\0'));
+  g_setenv ("DLAINFER_CUDLA_LIBRARY", "/nonexistent/libcudla.so.1", TRUE);
+  const BusError e = run_until_error (pipeline_with ("model=" + model));
+  g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
+  EXPECT_TRUE (e.posted);
+  EXPECT_NE (e.message.find ("/nonexistent/libcudla.so.1"), std::string::npos) << e.message;
+  EXPECT_NE (e.message.find ("DLAINFER_CUDLA_LIBRARY"), std::string::npos) << e.message;
+  EXPECT_TRUE (e.domain == GST_LIBRARY_ERROR || e.domain == GST_RESOURCE_ERROR) << e.message;
+}
+
+TEST (ElementFailure, LabelsFileMissing)
+{
+  const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin labels=/nonexistent/labels.txt"));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/labels.txt");
+}
+
+TEST (ElementFailure, LabelsDeepStreamStyle)
+{
+  const std::string labels = temp_file ("dlainfer-ds-labels.txt", "cat;dog;bird\n");
+  const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin labels=" + labels));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "one label per line");
+}
+
+/* With a real (software) cuDLA library and model but no CUDA device, start fails with a clear
+ * error naming the missing device. Needs the swdla build; meaningful only without a GPU. */
+TEST (ElementFailure, StartWithoutCudaDevice)
+{
+  std::string why;
+  if (dla::cuda_device_count (&why) > 0)
+    GTEST_SKIP () << "a CUDA device is present; this test is for machines without one";
+  const std::string lib = dlainfer_test::build_path ("tests/swdla/libcudla.so.1");
+  const std::string model = dlainfer_test::test_data ("colours.swdla");
+  if (!g_file_test (lib.c_str (), G_FILE_TEST_EXISTS) || !g_file_test (model.c_str (), G_FILE_TEST_EXISTS))
+    GTEST_SKIP () << "needs the software DLA and its models: " << lib << ", " << model;
+  g_setenv ("DLAINFER_CUDLA_LIBRARY", lib.c_str (), TRUE);
+  const BusError e = run_until_error (pipeline_with ("model=" + model));
+  g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "CUDA");
+  EXPECT_NE (e.message.find ("device"), std::string::npos) << e.message;
+  std::printf ("error without a CUDA device: %s\n", e.message.c_str ());
+}
+
+}  // namespace

@@ -1,0 +1,214 @@
+#include "gpu_support.h"
+
+#include <cstring>
+
+namespace element_gpu {
+
+std::string swdla_missing ()
+{
+  const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
+  if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
+    return std::string ("the software DLA library is missing (DLAINFER_CUDLA_LIBRARY=") + (lib ? lib : "unset")
+        + "): build tests/swdla";
+  if (!g_file_test (model ("colours").c_str (), G_FILE_TEST_EXISTS))
+    return "the swdla test models are missing (" + model ("colours") + "): build tests/swdla's models";
+  GstElementFactory *f = gst_element_factory_find ("dlainfer");
+  if (!f)
+    return "dlainfer is not registered (GST_PLUGIN_PATH_1_0)";
+  gst_object_unref (f);
+  return "";
+}
+
+bool have_element (const char *factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+std::vector<Result> results_of (GstBuffer *buf)
+{
+  std::vector<Result> out;
+  const GType api = g_type_from_name ("GstDlaClassificationMetaAPI");
+  if (!api)
+    return out;
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta_filtered (buf, &state, api)) {
+    const auto *m = reinterpret_cast<const GstDlaClassificationMeta *> (meta);
+    Result r;
+    r.found = true;
+    r.element = m->element ? g_quark_to_string (m->element) : "";
+    r.backend = m->backend ? g_quark_to_string (m->backend) : "";
+    for (guint i = 0; i < m->n_results; ++i) {
+      r.ids.push_back (m->results[i].class_id);
+      r.labels.push_back (g_quark_to_string (m->results[i].label));
+      r.confidences.push_back (m->results[i].confidence);
+    }
+    out.push_back (std::move (r));
+  }
+  return out;
+}
+
+Result result_of (GstBuffer *buf, const std::string &element)
+{
+  for (Result &r : results_of (buf))
+    if (r.element == element)
+      return r;
+  return Result ();
+}
+
+Pipeline::Pipeline (const std::string &desc)
+{
+  GError *err = nullptr;
+  pipeline_ = gst_parse_launch (desc.c_str (), &err);
+  EXPECT_EQ (err, nullptr) << desc << ": " << (err ? err->message : "");
+  g_clear_error (&err);
+  if (!pipeline_)
+    return;
+  src_ = gst_bin_get_by_name (GST_BIN (pipeline_), "src");
+  sink_ = gst_bin_get_by_name (GST_BIN (pipeline_), "sink");
+}
+
+Pipeline::~Pipeline ()
+{
+  if (pipeline_)
+    gst_element_set_state (pipeline_, GST_STATE_NULL);
+  if (src_)
+    gst_object_unref (src_);
+  if (sink_)
+    gst_object_unref (sink_);
+  if (pipeline_)
+    gst_object_unref (pipeline_);
+}
+
+GstElement *Pipeline::by_name (const char *name) const
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline_), name);
+  if (e)
+    gst_object_unref (e); /* the bin keeps it */
+  return e;
+}
+
+bool Pipeline::play ()
+{
+  if (!pipeline_)
+    return false;
+  return gst_element_set_state (pipeline_, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
+}
+
+bool Pipeline::push (GstBuffer *buf)
+{
+  return src_ && gst_app_src_push_buffer (GST_APP_SRC (src_), buf) == GST_FLOW_OK;
+}
+
+void Pipeline::set_src_caps (const std::string &caps)
+{
+  GstCaps *c = gst_caps_from_string (caps.c_str ());
+  gst_app_src_set_caps (GST_APP_SRC (src_), c);
+  gst_caps_unref (c);
+}
+
+void Pipeline::end_of_stream ()
+{
+  if (src_)
+    gst_app_src_end_of_stream (GST_APP_SRC (src_));
+}
+
+GstSample *Pipeline::pull (GstClockTime timeout)
+{
+  if (!sink_)
+    return nullptr;
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink_), timeout);
+  if (!s) {
+    const BusError e = wait_error (0);
+    ADD_FAILURE () << "no sample" << (e.posted ? ": " + e.source + ": " + e.message + " / " + e.debug : "");
+  }
+  return s;
+}
+
+bool Pipeline::wait_eos (GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *msg =
+      gst_bus_timed_pop_filtered (bus, timeout, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  bool eos = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  if (msg && !eos) {
+    GError *err = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    ADD_FAILURE () << "error instead of EOS: " << err->message << " / " << (dbg ? dbg : "");
+    g_error_free (err);
+    g_free (dbg);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  return eos;
+}
+
+BusError Pipeline::wait_error (GstClockTime timeout)
+{
+  BusError out;
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *msg =
+      gst_bus_timed_pop_filtered (bus, timeout, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    out.posted = true;
+    out.domain = err->domain;
+    out.code = err->code;
+    out.message = err->message;
+    out.debug = dbg ? dbg : "";
+    out.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
+    g_error_free (err);
+    g_free (dbg);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  return out;
+}
+
+void Pipeline::stop ()
+{
+  if (pipeline_) {
+    EXPECT_EQ (gst_element_set_state (pipeline_, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  }
+}
+
+GstBuffer *rgba_frame (int w, int h, const std::function<uint32_t (int, int)> &fill, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, gsize (w) * h * 4, nullptr);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (int y = 0; y < h; ++y) {
+    uint8_t *row = map.data + size_t (y) * w * 4;
+    for (int x = 0; x < w; ++x) {
+      const uint32_t c = fill (x, y);
+      row[4 * x + 0] = uint8_t (c >> 16);
+      row[4 * x + 1] = uint8_t (c >> 8);
+      row[4 * x + 2] = uint8_t (c);
+      row[4 * x + 3] = 255;
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+BusError start_error (const std::string &desc)
+{
+  Pipeline p (desc);
+  if (!p.get ())
+    return BusError ();
+  gst_element_set_state (p.get (), GST_STATE_PAUSED);
+  BusError e = p.wait_error (30 * GST_SECOND);
+  p.stop ();
+  return e;
+}
+
+}  // namespace element_gpu

@@ -1,0 +1,78 @@
+/* Helpers of the element's GPU tests: pipelines with an appsrc/appsink, the result meta, swdla. */
+#pragma once
+
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gstdlameta.h"
+#include "test_support.h"
+
+namespace element_gpu {
+
+/* The model files swdla generated (tests/data). */
+inline std::string model (const std::string &name) { return dlainfer_test::test_data (name + ".swdla"); }
+inline std::string labels_of (const std::string &name) { return dlainfer_test::test_data (name + ".labels"); }
+
+/* Why the swdla end-to-end tests cannot run here, or "" when they can. */
+std::string swdla_missing ();
+bool have_element (const char *factory);
+
+/* One classification meta as plain values (the test links no copy of the meta's code: the type
+ * is looked up by name, as registered by the plugin). */
+struct Result {
+  std::string element, backend;
+  std::vector<int> ids;
+  std::vector<std::string> labels;
+  std::vector<float> confidences;
+  bool found = false;
+};
+std::vector<Result> results_of (GstBuffer *buf);
+Result result_of (GstBuffer *buf, const std::string &element = "infer");
+
+/* The first error on a bus, if any. */
+struct BusError {
+  bool posted = false;
+  GQuark domain = 0;
+  int code = 0;
+  std::string message, debug, source;
+};
+
+/* A parsed pipeline with optional appsrc "src" and appsink "sink". */
+class Pipeline {
+ public:
+  explicit Pipeline (const std::string &desc);
+  ~Pipeline ();
+  GstElement *get () const { return pipeline_; }
+  GstElement *by_name (const char *name) const; /* borrowed */
+  bool play ();                                  /* to PLAYING; false (and error()) on failure */
+  bool push (GstBuffer *buf);                    /* takes buf; appsrc "src" */
+  void set_src_caps (const std::string &caps);
+  void end_of_stream ();
+  GstSample *pull (GstClockTime timeout = 20 * GST_SECOND); /* appsink "sink"; nullptr on error */
+  /* Waits for EOS or an error; true on EOS. */
+  bool wait_eos (GstClockTime timeout = 60 * GST_SECOND);
+  /* Waits for an error (or EOS, or the timeout); the error if one came. */
+  BusError wait_error (GstClockTime timeout = 30 * GST_SECOND);
+  void stop (); /* to NULL; asserts that it gets there */
+
+ private:
+  GstElement *pipeline_ = nullptr;
+  GstElement *src_ = nullptr;
+  GstElement *sink_ = nullptr;
+};
+
+/* An RGBA frame of w x h whose pixel (x, y) is fill(x, y) (0xRRGGBB). */
+GstBuffer *rgba_frame (int w, int h, const std::function<uint32_t (int, int)> &fill, GstClockTime pts = 0);
+
+/* Runs `desc` to PAUSED and returns the first error (the pipeline ends in NULL). */
+BusError start_error (const std::string &desc);
+
+}  // namespace element_gpu

@@ -1,0 +1,93 @@
+/* Labels files: one per line, BOM/CRLF/trailing blanks tolerated, DeepStream's ';' line refused
+ * with the conversion, missing file told apart, and class-index names without labels. */
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "labels.h"
+
+namespace {
+
+std::vector<std::string> parse_ok (const std::string &text)
+{
+  std::vector<std::string> out;
+  std::string why;
+  EXPECT_TRUE (labels::parse (text, &out, &why)) << why;
+  return out;
+}
+
+TEST (Labels, OnePerLine)
+{
+  EXPECT_EQ (parse_ok ("cat\ndog\nbird"), (std::vector<std::string> {"cat", "dog", "bird"}));
+}
+
+TEST (Labels, BomCrlfTrailingBlanksAndFinalNewlines)
+{
+  EXPECT_EQ (parse_ok ("\xEF\xBB\xBF" "cat \r\ndog\t\r\nhot dog\r\n\r\n\n"),
+      (std::vector<std::string> {"cat", "dog", "hot dog"}));
+}
+
+/* An empty line in the middle is a class with an empty label: it must not shift later labels. */
+TEST (Labels, EmptyLineInsideKeepsItsIndex)
+{
+  EXPECT_EQ (parse_ok ("a\n\nc\n"), (std::vector<std::string> {"a", "", "c"}));
+}
+
+TEST (Labels, Utf8Kept)
+{
+  EXPECT_EQ (parse_ok ("caf\xC3\xA9\n\xE7\x8C\xAB\n"), (std::vector<std::string> {"caf\xC3\xA9", "\xE7\x8C\xAB"}));
+}
+
+TEST (Labels, DeepStreamLineRefusedWithConversion)
+{
+  std::vector<std::string> out;
+  std::string why;
+  EXPECT_FALSE (labels::parse ("cat;dog;bird\n", &out, &why));
+  EXPECT_NE (why.find ("one label per line"), std::string::npos) << why;
+  EXPECT_NE (why.find ("tr ';'"), std::string::npos) << why;
+}
+
+TEST (Labels, EmptyFileRefused)
+{
+  std::vector<std::string> out;
+  std::string why;
+  EXPECT_FALSE (labels::parse ("\n \n", &out, &why));
+  EXPECT_NE (why.find ("no labels"), std::string::npos) << why;
+}
+
+TEST (Labels, MissingFileIsNotFound)
+{
+  std::vector<std::string> out;
+  std::string why;
+  bool not_found = false;
+  EXPECT_FALSE (labels::load ("/nonexistent/labels.txt", &out, &why, &not_found));
+  EXPECT_TRUE (not_found);
+  EXPECT_NE (why.find ("/nonexistent/labels.txt"), std::string::npos) << why;
+}
+
+TEST (Labels, LoadsFile)
+{
+  const std::string path = testing::TempDir () + "dlainfer-labels-test.txt";
+  std::ofstream (path) << "zero\r\none\r\n";
+  std::vector<std::string> out;
+  std::string why;
+  bool not_found = true;
+  ASSERT_TRUE (labels::load (path, &out, &why, &not_found)) << why;
+  EXPECT_FALSE (not_found);
+  EXPECT_EQ (out, (std::vector<std::string> {"zero", "one"}));
+  std::remove (path.c_str ());
+}
+
+TEST (Labels, ClassIndexNamesWithoutLabels)
+{
+  const std::vector<std::string> none;
+  EXPECT_EQ (labels::name_for (none, 3), "class_3");
+  const std::vector<std::string> two {"a", "b"};
+  EXPECT_EQ (labels::name_for (two, 1), "b");
+  EXPECT_EQ (labels::name_for (two, 2), "class_2");
+}
+
+}  // namespace

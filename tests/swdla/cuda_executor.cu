@@ -1,0 +1,123 @@
+#include <cuda_fp16.h>
+
+#include "cpu_executor.h"
+#include "cuda_executor.h"
+
+namespace swdla {
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks (int64_t total) { return unsigned ((total + kBlock - 1) / kBlock); }
+
+/* Dense index i -> (n, c, y, x) of an n x c x h x w tensor. */
+struct Index {
+  int64_t n, c, y, x;
+};
+__device__ Index split (int64_t i, int64_t c, int64_t h, int64_t w)
+{
+  return Index {i / (c * h * w), (i / (h * w)) % c, (i / w) % h, i % w};
+}
+
+__global__ void unpack_kernel (tensor::View v, const uint8_t *src, float scale, float *dst, int64_t total)
+{
+  const int64_t i = blockIdx.x * int64_t (blockDim.x) + threadIdx.x;
+  if (i >= total)
+    return;
+  const Index k = split (i, v.c, v.h, v.w);
+  const uint8_t *p = src + v.offset (k.n, k.c, k.y, k.x);
+  dst[i] = v.type == tensor::ElemType::kFp16 ? __half2float (__ushort_as_half (*reinterpret_cast<const unsigned short *> (p)))
+                                             : float (int8_t (*p)) * scale;
+}
+
+__global__ void pack_kernel (tensor::View v, const float *src, float scale, uint8_t *dst, int64_t total)
+{
+  const int64_t i = blockIdx.x * int64_t (blockDim.x) + threadIdx.x;
+  if (i >= total)
+    return;
+  const Index k = split (i, v.c, v.h, v.w);
+  uint8_t *p = dst + v.offset (k.n, k.c, k.y, k.x);
+  if (v.type == tensor::ElemType::kFp16) {
+    *reinterpret_cast<unsigned short *> (p) = __half_as_ushort (__float2half_rn (src[i]));
+  } else {
+    /* As tensor::quantize_int8: round half to even, saturate, NaN -> 0. */
+    const float q = rintf (src[i] / scale);
+    *reinterpret_cast<int8_t *> (p) = q != q ? 0 : q >= 127.f ? 127 : q <= -128.f ? -128 : int8_t (q);
+  }
+}
+
+__global__ void layer_kernel (LayerParams p, const float *in, float *out, int64_t total)
+{
+  const int64_t i = blockIdx.x * int64_t (blockDim.x) + threadIdx.x;
+  if (i >= total)
+    return;
+  const Index k = split (i, p.out_c, p.out_h, p.out_w);
+  const float *image = in + k.n * int64_t (p.in_c) * p.in_h * p.in_w;
+  out[i] = math::layer_output (p, image, int (k.c), int (k.y), int (k.x));
+}
+
+}  // namespace
+
+cudaError_t DeviceModel::Create (const Model &model, std::unique_ptr<DeviceModel> *out)
+{
+  std::unique_ptr<DeviceModel> m (new DeviceModel (model));
+  std::vector<float> all;
+  std::vector<size_t> offsets;
+  for (const Layer &l : model.layers) {
+    offsets.push_back (all.size ());
+    all.insert (all.end (), l.weights.begin (), l.weights.end ());
+    all.insert (all.end (), l.bias.begin (), l.bias.end ());
+  }
+  cudaError_t err = cudaSuccess;
+  if (!all.empty ()) {
+    err = cudaMalloc (&m->weights_, all.size () * sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMemcpy (m->weights_, all.data (), all.size () * sizeof (float), cudaMemcpyHostToDevice);
+  }
+  const size_t scratch = size_t (model.max_activation ()) * sizeof (float);
+  for (float *&s : m->scratch_)
+    if (err == cudaSuccess)
+      err = cudaMalloc (&s, scratch);
+  if (err != cudaSuccess)
+    return err;
+  for (size_t i = 0; i < model.layers.size (); ++i) {
+    const float *w = m->weights_ + offsets[i];
+    m->params_.push_back (layer_params (model, i, w, w + model.layers[i].weights.size ()));
+  }
+  *out = std::move (m);
+  return cudaSuccess;
+}
+
+DeviceModel::~DeviceModel ()
+{
+  cudaFree (weights_);
+  cudaFree (scratch_[0]);
+  cudaFree (scratch_[1]);
+}
+
+cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *output) const
+{
+  const TensorSpec &in = model_.inputs[0], &out = model_.outputs[0];
+  tensor::View iv, ov;
+  in.view (&iv);
+  out.view (&ov);
+  int64_t total = in.n * in.c * in.h * in.w;
+  unpack_kernel<<<blocks (total), kBlock, 0, stream>>> (iv, static_cast<const uint8_t *> (input), in.scale,
+      scratch_[0], total);
+  int cur = 0;
+  for (size_t i = 0; i < params_.size (); ++i) {
+    total = model_.batch () * model_.shapes[i + 1].count ();
+    layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur], total);
+    cur = 1 - cur;
+  }
+  /* Pads and row tails zero, then the values. */
+  cudaError_t err = cudaMemsetAsync (output, 0, size_t (ov.size), stream);
+  if (err != cudaSuccess)
+    return err;
+  total = out.n * out.c * out.h * out.w;
+  pack_kernel<<<blocks (total), kBlock, 0, stream>>> (ov, scratch_[cur], out.scale, static_cast<uint8_t *> (output),
+      total);
+  return cudaGetLastError ();
+}
+
+}  // namespace swdla

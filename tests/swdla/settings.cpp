@@ -1,0 +1,227 @@
+#include "settings.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "cudla_abi.h"
+
+namespace swdla {
+namespace {
+
+struct StatusName {
+  int32_t value;
+  const char *name;
+};
+constexpr StatusName kStatusNames[] = {
+    {cudlaSuccess, "cudlaSuccess"},
+    {cudlaErrorInvalidParam, "cudlaErrorInvalidParam"},
+    {cudlaErrorOutOfResources, "cudlaErrorOutOfResources"},
+    {cudlaErrorCreationFailed, "cudlaErrorCreationFailed"},
+    {cudlaErrorInvalidAddress, "cudlaErrorInvalidAddress"},
+    {cudlaErrorOs, "cudlaErrorOs"},
+    {cudlaErrorCuda, "cudlaErrorCuda"},
+    {cudlaErrorUmd, "cudlaErrorUmd"},
+    {cudlaErrorInvalidDevice, "cudlaErrorInvalidDevice"},
+    {cudlaErrorInvalidAttribute, "cudlaErrorInvalidAttribute"},
+    {cudlaErrorIncompatibleDlaSWVersion, "cudlaErrorIncompatibleDlaSWVersion"},
+    {cudlaErrorMemoryRegistered, "cudlaErrorMemoryRegistered"},
+    {cudlaErrorInvalidModule, "cudlaErrorInvalidModule"},
+    {cudlaErrorUnsupportedOperation, "cudlaErrorUnsupportedOperation"},
+    {cudlaErrorNvSci, "cudlaErrorNvSci"},
+    {cudlaErrorDriverNotFound, "cudlaErrorDriverNotFound"},
+    {cudlaErrorDlaErrInvalidInput, "cudlaErrorDlaErrInvalidInput"},
+    {cudlaErrorDlaErrInvalidPreAction, "cudlaErrorDlaErrInvalidPreAction"},
+    {cudlaErrorDlaErrNoMem, "cudlaErrorDlaErrNoMem"},
+    {cudlaErrorDlaErrProcessorBusy, "cudlaErrorDlaErrProcessorBusy"},
+    {cudlaErrorDlaErrTaskStatusMismatch, "cudlaErrorDlaErrTaskStatusMismatch"},
+    {cudlaErrorDlaErrEngineTimeout, "cudlaErrorDlaErrEngineTimeout"},
+    {cudlaErrorDlaErrDataMismatch, "cudlaErrorDlaErrDataMismatch"},
+    {cudlaErrorUnknown, "cudlaErrorUnknown"},
+};
+
+bool parse_u64 (const std::string &s, uint64_t *v)
+{
+  if (s.empty () || s[0] == '-')
+    return false;
+  char *end = nullptr;
+  *v = std::strtoull (s.c_str (), &end, 0);
+  return *end == '\0';
+}
+
+std::vector<std::string> split (const std::string &s, char sep)
+{
+  std::vector<std::string> parts;
+  std::stringstream ss (s);
+  std::string item;
+  while (std::getline (ss, item, sep))
+    parts.push_back (item);
+  return parts;
+}
+
+int64_t env_int (const char *var, int64_t def, int64_t lo, int64_t hi)
+{
+  const char *v = std::getenv (var);
+  if (!v || !*v)
+    return def;
+  char *end = nullptr;
+  const long long x = std::strtoll (v, &end, 0);
+  if (*end || x < lo || x > hi) {
+    warn_bad_env (var, v, "expected an integer in " + std::to_string (lo) + ".." + std::to_string (hi));
+    return def;
+  }
+  return x;
+}
+
+}  // namespace
+
+bool parse_status (const std::string &text, int32_t *status)
+{
+  for (const StatusName &s : kStatusNames)
+    if (text == s.name) {
+      *status = s.value;
+      return true;
+    }
+  uint64_t v = 0;
+  if (!parse_u64 (text, &v) || v > 0x7fffffffu)
+    return false;
+  *status = int32_t (v);
+  return true;
+}
+
+std::string status_text (int32_t status)
+{
+  for (const StatusName &s : kStatusNames)
+    if (status == s.value) {
+      char num[32];
+      std::snprintf (num, sizeof num, status >= 0x40000000 ? "0x%x" : "%d", unsigned (status));
+      return std::string (s.name) + " (" + num + ")";
+    }
+  return "unknown status " + std::to_string (status);
+}
+
+bool parse_call_faults (const std::string &text, std::vector<CallFault> *out, std::string *why)
+{
+  out->clear ();
+  for (const std::string &rule : split (text, ',')) {
+    const auto f = split (rule, ':');
+    CallFault c;
+    if (f.size () != 3 || f[0].rfind ("cudla", 0) != 0 || !parse_u64 (f[1], &c.nth) || c.nth == 0
+        || !parse_status (f[2], &c.status)) {
+      if (why)
+        *why = "'" + rule + "': expected <entry point>:<nth, from 1>:<status number or name>";
+      return false;
+    }
+    c.entry = f[0];
+    out->push_back (c);
+  }
+  return true;
+}
+
+bool parse_task_fault (const std::string &text, bool value_required, TaskFault *out, std::string *why)
+{
+  const auto f = split (text, ':');
+  bool ok = (f.size () == 2 || (f.size () == 1 && !value_required)) && parse_u64 (f[0], &out->nth) && out->nth > 0;
+  out->value = 0;
+  int32_t v = 0; /* a status (number or name), or milliseconds */
+  if (ok && f.size () == 2) {
+    ok = parse_status (f[1], &v);
+    out->value = v;
+  }
+  if (!ok && why)
+    *why = "'" + text + "': expected <nth task, from 1>" + (value_required ? ":<value>" : "[:<status>]");
+  return ok;
+}
+
+uint64_t Faults::Counter::next (const char *current)
+{
+  const std::string now = current ? current : "";
+  if (now != value) {
+    value = now;
+    count = 0;
+  }
+  return ++count;
+}
+
+int32_t Faults::on_call (const char *entry)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  const char *env = std::getenv ("SWDLA_FAIL_CALL");
+  const std::string value = env ? env : "";
+  if (value != fail_call_.value) {
+    fail_call_.value = value;
+    call_counts_.clear ();
+  }
+  if (value.empty ())
+    return 0;
+  std::vector<CallFault> rules;
+  std::string why;
+  if (!parse_call_faults (value, &rules, &why)) {
+    warn_bad_env ("SWDLA_FAIL_CALL", value, why);
+    return 0;
+  }
+  uint64_t *count = nullptr;
+  for (auto &c : call_counts_)
+    if (c.first == entry)
+      count = &c.second;
+  if (!count) {
+    call_counts_.emplace_back (entry, 0);
+    count = &call_counts_.back ().second;
+  }
+  ++*count;
+  for (const CallFault &r : rules)
+    if (r.entry == entry && r.nth == *count)
+      return r.status;
+  return 0;
+}
+
+TaskPlan Faults::on_task ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  TaskPlan plan;
+  struct Var {
+    const char *name;
+    Counter *counter;
+    bool value_required;
+  };
+  const Var vars[] = {{"SWDLA_TASK_ERROR", &task_error_, true},
+                      {"SWDLA_EXTERNAL_DEVICE_ERROR", &external_error_, false},
+                      {"SWDLA_HANG_MS", &hang_, true}};
+  for (const Var &v : vars) {
+    const char *env = std::getenv (v.name);
+    const uint64_t n = v.counter->next (env);
+    if (!env || !*env)
+      continue;
+    TaskFault f;
+    std::string why;
+    if (!parse_task_fault (env, v.value_required, &f, &why)) {
+      warn_bad_env (v.name, env, why);
+      continue;
+    }
+    if (f.nth != n)
+      continue;
+    if (v.counter == &task_error_)
+      plan.task_error = int32_t (f.value);
+    else if (v.counter == &external_error_)
+      plan.external_error = f.value ? int32_t (f.value) : int32_t (cudlaErrorDlaErrInvalidInput);
+    else
+      plan.hang_ms = f.value;
+  }
+  return plan;
+}
+
+int num_cores () { return int (env_int ("SWDLA_NUM_CORES", 2, 1, 16)); }
+int64_t service_us () { return env_int ("SWDLA_SERVICE_US", 0, 0, 10000000); }
+bool log_enabled () { return env_int ("SWDLA_LOG", 0, 0, 1) != 0; }
+
+void warn_bad_env (const char *var, const std::string &value, const std::string &why)
+{
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock (mutex);
+  if (seen.insert (std::string (var) + "=" + value).second)
+    std::fprintf (stderr, "swdla: ignoring %s=%s: %s\n", var, value.c_str (), why.c_str ());
+}
+
+}  // namespace swdla

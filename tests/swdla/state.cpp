@@ -1,0 +1,140 @@
+#include "state.h"
+
+#include <cstdio>
+
+#include "driver.h"
+
+namespace swdla {
+namespace {
+
+thread_local std::string last_refusal;
+bool shutting_down = false; /* set by ~State: no more CUDA calls from destructors */
+
+void announce ()
+{
+  static std::once_flag once;
+  std::call_once (once, [] {
+    std::fprintf (stderr,
+        "swdla: cuDLA calls are answered by swdla, a software DLA for tests (tests/swdla); results come from "
+        "software, not from a DLA\n");
+  });
+}
+
+}  // namespace
+
+State::~State () { shutting_down = true; }
+
+TaskEvent::~TaskEvent ()
+{
+  if (event_ && !shutting_down)
+    cudaEventDestroy (event_);
+}
+
+cudaError_t TaskEvent::record (cudaStream_t stream)
+{
+  if (!event_) {
+    const cudaError_t err = cudaEventCreateWithFlags (&event_, cudaEventDisableTiming);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaEventRecord (event_, stream);
+}
+
+bool TaskEvent::done () const { return !event_ || cudaEventQuery (event_) != cudaErrorNotReady; }
+
+StatusWord::~StatusWord ()
+{
+  if (host_ && !shutting_down)
+    cudaFreeHost (host_);
+}
+
+cudaError_t StatusWord::allocate ()
+{
+  void *p = nullptr;
+  cudaError_t err = cudaHostAlloc (&p, sizeof (int32_t), cudaHostAllocMapped | cudaHostAllocPortable);
+  if (err != cudaSuccess)
+    return err;
+  host_ = static_cast<int32_t *> (p);
+  *host_ = 0;
+  void *d = nullptr;
+  err = cudaHostGetDevicePointer (&d, p, 0);
+  device_ = static_cast<int32_t *> (d);
+  return err;
+}
+
+State &state ()
+{
+  /* Destroyed at exit or dlclose; CUDA calls in the destructors then fail harmlessly
+   * (cudaErrorCudartUnloading) if the runtime went first. */
+  static State s;
+  return s;
+}
+
+bool poisoned ()
+{
+  State &s = state ();
+  return s.poison_ready && s.poison.read () != 0;
+}
+
+bool known (cudlaDevHandle handle) { return handle && state ().handles.count (handle) != 0; }
+bool known (cudlaModule module) { return module && state ().modules.count (module) != 0; }
+
+cudlaStatus cuda_usable (const Call &call)
+{
+  if (poisoned ())
+    return call.refuse (cudlaErrorCuda, "CUDA is unusable after an external-device error (911) in this process");
+  std::string why;
+  switch (current_context (&why)) {
+    case ContextState::kPrimary:
+    case ContextState::kNone:
+      return cudlaSuccess;
+    case ContextState::kOther:
+    case ContextState::kError:
+      break;
+  }
+  return call.refuse (cudlaErrorCuda, why);
+}
+
+Call::Call (const char *entry) : entry_ (entry)
+{
+  announce ();
+  last_refusal.clear ();
+  injected_ = state ().faults.on_call (entry);
+  if (injected_)
+    refuse (cudlaStatus (injected_), "injected by SWDLA_FAIL_CALL");
+}
+
+cudlaStatus Call::refuse (cudlaStatus status, const std::string &why) const
+{
+  last_refusal = std::string (entry_) + ": " + why + " -> " + status_text (status);
+  if (log_enabled ())
+    std::fprintf (stderr, "swdla: %s\n", last_refusal.c_str ());
+  return status;
+}
+
+}  // namespace swdla
+
+bool cudlaDevHandle_t::busy ()
+{
+  std::vector<swdla::TaskEventPtr> still;
+  for (auto &e : pending)
+    if (!e->done ())
+      still.push_back (e);
+  pending.swap (still);
+  return !pending.empty ();
+}
+
+extern "C" {
+
+__attribute__ ((visibility ("default"))) const char *swdlaBackendName (void) { return "swdla"; }
+
+__attribute__ ((visibility ("default"))) int swdlaExternalDeviceError (void)
+{
+  return swdla::poisoned () ? swdla::kExternalDeviceError : 0;
+}
+
+__attribute__ ((visibility ("default"))) const char *swdlaLastRefusal (void)
+{
+  return swdla::last_refusal.c_str ();
+}
+}

@@ -1,0 +1,182 @@
+/* swdla: cudlaSubmitTask. Every task is checked before any is queued; then each one runs on the
+ * caller's stream after the previous task of its DLA core (one task at a time per core), as
+ * kernels: service time, fault or hang, the network, the status word, an event. */
+#include <cstdio>
+#include <vector>
+
+#include "state.h"
+#include "stream_ops.h"
+
+using swdla::Call;
+using swdla::state;
+
+namespace {
+
+struct Resolved {
+  cudlaModule_t *module = nullptr;
+  std::vector<swdla::Registration *> inputs, outputs;
+};
+
+std::string hex (uint64_t v)
+{
+  char buf[32];
+  std::snprintf (buf, sizeof buf, "0x%llx", static_cast<unsigned long long> (v));
+  return buf;
+}
+
+/* The registration a task pointer names, or a refusal explaining what the pointer is instead. */
+cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr, const swdla::TensorSpec &t,
+    const std::string &what, swdla::Registration **out)
+{
+  const uint64_t addr = reinterpret_cast<uintptr_t> (ptr);
+  auto it = h->registrations.find (addr);
+  if (it == h->registrations.end ()) {
+    for (auto &kv : h->registrations)
+      if (kv.second.cuda_ptr == ptr)
+        return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr)
+            + " is the CUDA pointer; tasks take the DLA pointer cudlaMemRegister returned (" + hex (kv.first) + ")");
+    for (cudlaDevHandle_t *other : state ().handles)
+      if (other->registrations.count (addr))
+        return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr) + " is registered on another handle");
+    return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr) + " is not registered on this handle");
+  }
+  tensor::View v;
+  t.view (&v);
+  if (it->second.size < size_t (v.size))
+    return call.refuse (cudlaErrorInvalidAddress, what + " registered with " + std::to_string (it->second.size)
+        + " bytes, the descriptor of '" + t.name + "' needs " + std::to_string (v.size));
+  *out = &it->second;
+  return cudlaSuccess;
+}
+
+cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &task, uint32_t index, Resolved *r)
+{
+  const std::string at = "task " + std::to_string (index) + ": ";
+  if (!swdla::known (task.moduleHandle))
+    return call.refuse (cudlaErrorInvalidModule, at + "unknown module");
+  if (task.moduleHandle->owner != h)
+    return call.refuse (cudlaErrorInvalidModule, at + "the module was loaded on another handle");
+  if (task.waitEvents || task.signalEvents)
+    return call.refuse (cudlaErrorUnsupportedOperation, at + "wait/signal events are standalone-only (NULL in hybrid)");
+  const swdla::Model &m = task.moduleHandle->model;
+  if (task.numInputTensors != m.inputs.size () || task.numOutputTensors != m.outputs.size ())
+    return call.refuse (cudlaErrorInvalidParam, at + std::to_string (task.numInputTensors) + " inputs / "
+        + std::to_string (task.numOutputTensors) + " outputs, the module has " + std::to_string (m.inputs.size ())
+        + " / " + std::to_string (m.outputs.size ()));
+  if (!task.inputTensor || !task.outputTensor)
+    return call.refuse (cudlaErrorInvalidParam, at + "inputTensor or outputTensor is NULL");
+  r->module = task.moduleHandle;
+  for (uint32_t i = 0; i < task.numInputTensors; ++i) {
+    swdla::Registration *reg = nullptr;
+    const cudlaStatus s = resolve (call, h, task.inputTensor[i], m.inputs[i], at + "input " + std::to_string (i), &reg);
+    if (s != cudlaSuccess)
+      return s;
+    r->inputs.push_back (reg);
+  }
+  for (uint32_t i = 0; i < task.numOutputTensors; ++i) {
+    swdla::Registration *reg = nullptr;
+    const cudlaStatus s =
+        resolve (call, h, task.outputTensor[i], m.outputs[i], at + "output " + std::to_string (i), &reg);
+    if (s != cudlaSuccess)
+      return s;
+    r->outputs.push_back (reg);
+  }
+  return cudlaSuccess;
+}
+
+/* Queues one checked task; CUDA launch errors only. */
+cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t stream, bool noop)
+{
+  swdla::Core &core = state ().cores[h->core];
+  const swdla::TaskPlan plan = state ().faults.on_task ();
+  cudaError_t err = cudaSuccess;
+  if (core.last && core.last->event ())
+    err = cudaStreamWaitEvent (stream, core.last->event (), 0);
+  const int64_t service = swdla::service_us ();
+  if (err == cudaSuccess && service > 0)
+    err = swdla::enqueue_spin (stream, uint64_t (service) * 1000u);
+  int32_t status = cudlaSuccess;
+  bool run = !noop;
+  if (run && plan.hang_ms > 0) {
+    const bool times_out = plan.hang_ms >= int64_t (h->timeout_ms);
+    const int64_t ms = times_out ? int64_t (h->timeout_ms) : plan.hang_ms;
+    if (err == cudaSuccess)
+      err = swdla::enqueue_spin (stream, uint64_t (ms) * 1000000u);
+    if (times_out) {
+      status = cudlaErrorDlaErrEngineTimeout;
+      run = false;
+    }
+  }
+  if (run && plan.task_error) {
+    status = plan.task_error;
+    run = false;
+  }
+  if (run && plan.external_error) {
+    status = plan.external_error;
+    run = false;
+  }
+  if (run && err == cudaSuccess)
+    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, const_cast<void *> (r.outputs[0]->cuda_ptr));
+  if (err == cudaSuccess && !noop)
+    err = swdla::enqueue_store (stream, h->status.device (), status);
+  if (err == cudaSuccess && plan.external_error && !noop)
+    err = swdla::enqueue_store (stream, state ().poison.device (), swdla::kExternalDeviceError);
+  auto done = std::make_shared<swdla::TaskEvent> ();
+  if (err == cudaSuccess)
+    err = done->record (stream);
+  if (err != cudaSuccess)
+    return err;
+  core.last = done;
+  for (auto *reg : r.inputs)
+    reg->last_use = done;
+  for (auto *reg : r.outputs)
+    reg->last_use = done;
+  h->pending.push_back (done);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cudlaTask *const ptrToTasks,
+    uint32_t const numTasks, void *const stream, uint32_t const flags)
+{
+  const Call call ("cudlaSubmitTask");
+  if (call.injected ())
+    return cudlaStatus (call.injected ());
+  std::lock_guard<std::mutex> lock (state ().mutex);
+  if (!swdla::known (devHandle))
+    return call.refuse (cudlaErrorInvalidDevice, "unknown device handle");
+  if (!ptrToTasks || numTasks == 0)
+    return call.refuse (cudlaErrorInvalidParam, "no tasks (ptrToTasks NULL or numTasks 0)");
+  const uint32_t known_flags = CUDLA_SUBMIT_NOOP | CUDLA_SUBMIT_SKIP_LOCK_ACQUIRE | CUDLA_SUBMIT_DIAGNOSTICS_TASK;
+  if (flags & ~known_flags)
+    return call.refuse (cudlaErrorInvalidParam, "unknown submission flags " + hex (flags));
+  if (flags & CUDLA_SUBMIT_DIAGNOSTICS_TASK)
+    return call.refuse (cudlaErrorUnsupportedOperation, "diagnostics tasks are not emulated");
+  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    return call.refuse (cudlaErrorInvalidParam, "hybrid mode needs a created CUDA stream, not NULL/the default stream");
+  const cudlaStatus usable = swdla::cuda_usable (call);
+  if (usable != cudlaSuccess)
+    return usable;
+  cudaStream_t s = static_cast<cudaStream_t> (stream);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const cudaError_t qerr = cudaStreamIsCapturing (s, &capture);
+  if (qerr != cudaSuccess) {
+    cudaGetLastError ();
+    return call.refuse (cudlaErrorInvalidParam, std::string ("not a usable stream: ") + cudaGetErrorName (qerr));
+  }
+  if (capture != cudaStreamCaptureStatusNone)
+    return call.refuse (cudlaErrorUnsupportedOperation, "the stream is capturing (no CUDA graphs with DLA tasks)");
+  std::vector<Resolved> tasks (numTasks);
+  for (uint32_t i = 0; i < numTasks; ++i) {
+    const cudlaStatus st = check_task (call, devHandle, ptrToTasks[i], i, &tasks[i]);
+    if (st != cudlaSuccess)
+      return st;
+  }
+  for (const Resolved &r : tasks) {
+    const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0);
+    if (err != cudaSuccess)
+      return call.refuse (cudlaErrorCuda, std::string ("queueing the task failed: ") + cudaGetErrorName (err));
+  }
+  return cudlaSuccess;
+}

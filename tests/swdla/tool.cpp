@@ -1,0 +1,151 @@
+/* swdla-tool: writes the test models from a spec, runs a model on the CPU, prints a model.
+ *   swdla-tool build SPEC OUTDIR STAMP     every model of SPEC into OUTDIR, then the STAMP file
+ *   swdla-tool run MODEL OUTPUT INPUT...   CPU executor: raw input tensors in, raw output tensor out
+ *   swdla-tool info MODEL                  descriptors (default reading) and layers
+ */
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "cpu_executor.h"
+#include "descriptors.h"
+#include "spec.h"
+
+namespace {
+
+bool read_file (const std::string &path, std::vector<uint8_t> *out)
+{
+  std::ifstream f (path, std::ios::binary);
+  if (!f)
+    return false;
+  out->assign (std::istreambuf_iterator<char> (f), std::istreambuf_iterator<char> ());
+  return true;
+}
+
+bool write_file (const std::string &path, const void *data, size_t size)
+{
+  std::ofstream f (path, std::ios::binary | std::ios::trunc);
+  f.write (static_cast<const char *> (data), std::streamsize (size));
+  return bool (f);
+}
+
+int build (const std::string &spec_path, const std::string &dir, const std::string &stamp)
+{
+  std::vector<uint8_t> text;
+  if (!read_file (spec_path, &text)) {
+    std::cerr << "swdla-tool: cannot read " << spec_path << ": " << std::strerror (errno) << "\n";
+    return 1;
+  }
+  std::vector<swdla::SpecOutput> outputs;
+  std::string why;
+  if (!swdla::build_spec (std::string (text.begin (), text.end ()), &outputs, &why)) {
+    std::cerr << spec_path << ": " << why << "\n";
+    return 1;
+  }
+  mkdir (dir.c_str (), 0755); /* exists already: fine */
+  std::ostringstream list;
+  for (const auto &o : outputs) {
+    const std::string path = dir + "/" + o.name + ".swdla";
+    if (!write_file (path, o.bytes.data (), o.bytes.size ())) {
+      std::cerr << "swdla-tool: cannot write " << path << "\n";
+      return 1;
+    }
+    list << path << "\n";
+    if (!o.labels.empty ()) {
+      std::string labels;
+      for (const auto &l : o.labels)
+        labels += l + "\n";
+      const std::string lpath = dir + "/" + o.name + ".labels";
+      if (!write_file (lpath, labels.data (), labels.size ()))
+        return 1;
+      list << lpath << "\n";
+    }
+  }
+  const std::string s = list.str ();
+  return write_file (stamp, s.data (), s.size ()) ? 0 : 1;
+}
+
+bool load (const std::string &path, swdla::Model *m)
+{
+  std::vector<uint8_t> bytes;
+  std::string why;
+  if (!read_file (path, &bytes)) {
+    std::cerr << "swdla-tool: cannot read " << path << "\n";
+    return false;
+  }
+  if (!swdla::parse_model (bytes.data (), bytes.size (), m, &why)) {
+    std::cerr << path << ": " << why << "\n";
+    return false;
+  }
+  return true;
+}
+
+int run (int argc, char **argv)
+{
+  swdla::Model m;
+  if (!load (argv[2], &m))
+    return 1;
+  if (size_t (argc - 4) != m.inputs.size ()) {
+    std::cerr << "swdla-tool run: the model has " << m.inputs.size () << " input(s)\n";
+    return 2;
+  }
+  std::vector<std::vector<uint8_t>> inputs (m.inputs.size ());
+  std::vector<const uint8_t *> ptrs;
+  for (size_t i = 0; i < inputs.size (); ++i) {
+    tensor::View v;
+    m.inputs[i].view (&v);
+    if (!read_file (argv[4 + i], &inputs[i]) || int64_t (inputs[i].size ()) != v.size) {
+      std::cerr << "swdla-tool run: " << argv[4 + i] << " must hold " << v.size << " bytes\n";
+      return 1;
+    }
+    ptrs.push_back (inputs[i].data ());
+  }
+  tensor::View ov;
+  m.outputs[0].view (&ov);
+  std::vector<uint8_t> out (size_t (ov.size));
+  swdla::run_cpu (m, ptrs, out.data ());
+  return write_file (argv[3], out.data (), out.size ()) ? 0 : 1;
+}
+
+int info (const std::string &path)
+{
+  swdla::Model m;
+  if (!load (path, &m))
+    return 1;
+  auto print = [] (const char *what, const swdla::TensorSpec &t) {
+    cudlaModuleTensorDescriptor d;
+    swdla::fill_descriptor (t, swdla::kReadingOrin, &d);
+    std::printf ("%s %s: %s %s n=%llu c=%llu h=%llu w=%llu size=%llu fmt=%u type=%u cat=%u pix=%u stride=%u,%u,%u,%u"
+                 " scale=%g\n",
+        what, d.name, tensor::layout_name (t.layout), tensor::elem_type_name (t.type), (unsigned long long) d.n,
+        (unsigned long long) d.c, (unsigned long long) d.h, (unsigned long long) d.w, (unsigned long long) d.size,
+        d.dataFormat, d.dataType, d.dataCategory, d.pixelFormat, d.stride[0], d.stride[1], d.stride[2], d.stride[3],
+        double (t.scale));
+  };
+  for (const auto &t : m.inputs)
+    print ("input", t);
+  print ("output", m.outputs[0]);
+  for (size_t i = 0; i < m.layers.size (); ++i)
+    std::printf ("layer %zu: %s -> %lldx%lldx%lld\n", i, swdla::layer_name (m.layers[i].kind),
+        (long long) m.shapes[i + 1].c, (long long) m.shapes[i + 1].h, (long long) m.shapes[i + 1].w);
+  return 0;
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  const std::string cmd = argc > 1 ? argv[1] : "";
+  if (cmd == "build" && argc == 5)
+    return build (argv[2], argv[3], argv[4]);
+  if (cmd == "run" && argc >= 5)
+    return run (argc, argv);
+  if (cmd == "info" && argc == 3)
+    return info (argv[2]);
+  std::cerr << "usage: swdla-tool build SPEC OUTDIR STAMP | run MODEL OUTPUT INPUT... | info MODEL\n";
+  return 2;
+}
