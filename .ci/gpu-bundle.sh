@@ -26,6 +26,6 @@ fi
 # in one device call: carry .gpu-carry.tar.gz and run `tar xzf .gpu-carry.tar.gz` there first.
 dirs=()
 for d in build .gpu-bundle build-126 .gpu-bundle-126; do [ -d "$d" ] && dirs+=("$d"); done
-tar czf .gpu-carry.tar.gz --exclude='*.o' --exclude='*.a' \
+tar czf .gpu-carry.tar.gz --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
   --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' --exclude='*.p/*.cu.o' "${dirs[@]}"
 du -sh .gpu-carry.tar.gz | awk '{print "gpu-bundle: " $1 " in " $2}'

@@ -108,14 +108,17 @@ class MappedFrame {
  public:
   bool map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags)
   {
-    mapped_ = gst_video_frame_map (&frame_, info, buf, flags);
+    /* NO_REF: the frame's ref would make the buffer read-only for the meta added in place. */
+    mapped_ = gst_video_frame_map (&frame_, info, buf, GstMapFlags (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
     return mapped_;
   }
-  ~MappedFrame ()
+  void unmap ()
   {
     if (mapped_)
       gst_video_frame_unmap (&frame_);
+    mapped_ = false;
   }
+  ~MappedFrame () { unmap (); }
   GstVideoFrame *get () { return &frame_; }
 
  private:
@@ -581,6 +584,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   st = engine->complete (kSlot);
   if (!st.ok ())
     return frame_failed (self, st, "dla::Engine::complete");
+  frame.unmap (); /* the kernel that read it has finished */
 
   postprocess::run (priv->output_view, engine->host_output (kSlot, 0), post, &priv->scores, &priv->results);
   priv->meta_results.clear ();

@@ -5,7 +5,11 @@
  * the real dump of section 5.4) or zeros, and the format/category/pixel-format codes of chw16 are
  * unconfirmed. So every layout the element supports is tried against the descriptor, the strides
  * and `size` must agree with it, the codes only break ties, and when nothing fits the message
- * prints the raw descriptor. */
+ * prints the raw descriptor.
+ *
+ * One case stays ambiguous: an image input in chw16/chw32 whose `c` is the padded 16/32 looks the
+ * same for 1 and 3 real channels; it is read as RGB (3), the common case. Grey models are told
+ * apart in dla_linear and dla_hwc4, and in chw16/chw32 when `c` is the real count. */
 #pragma once
 
 #include <string>

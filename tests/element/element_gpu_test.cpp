@@ -242,7 +242,7 @@ GstCudaContext *element_context (GstElement *infer)
     GstContext *context = nullptr;
     gst_query_parse_context (q, &context);
     if (context)
-      gst_structure_get (gst_context_get_structure (context), "cuda-context", GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
   }
   gst_object_unref (pad);
   gst_query_unref (q);

@@ -152,8 +152,10 @@ cudlaStatus Session::submit (cudaStream_t stream, uint32_t flags)
 
 bool Session::write_input (size_t i, const std::vector<uint8_t> &bytes)
 {
+  /* A pageable copy may return before its DMA lands; tasks run on a non-blocking stream. */
   return bytes.size () == inputs[i].size
-      && cudaMemcpy (inputs[i].cuda, bytes.data (), bytes.size (), cudaMemcpyHostToDevice) == cudaSuccess;
+      && cudaMemcpy (inputs[i].cuda, bytes.data (), bytes.size (), cudaMemcpyHostToDevice) == cudaSuccess
+      && cudaDeviceSynchronize () == cudaSuccess;
 }
 
 std::vector<uint8_t> Session::read_output (size_t i)
