@@ -128,7 +128,7 @@ TEST_F (ElementGpu, QuadrantsProveGeometry)
       const int w = wh.first, h = wh.second;
       Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) + ",height="
           + std::to_string (h) + ",framerate=30/1 ! videoconvert ! video/x-raw,format=" + fmt + " ! "
-          + (cuda ? "cudaupload ! " : "") + infer ("quadrants") + " ! appsink name=sink sync=false");
+          + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("quadrants") + " ! appsink name=sink sync=false");
       ASSERT_TRUE (p.play ());
       for (int q = 0; q < 4; ++q)
         ASSERT_TRUE (p.push (rgba_frame (w, h, [=] (int x, int y) {
@@ -189,7 +189,7 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
     if (c.colorimetry)
       caps += std::string (",colorimetry=") + c.colorimetry;
     Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=448,height=448,framerate=30/1 ! "
-        "videoconvert ! " + caps + " ! " + (c.cuda ? "cudaupload ! " : "")
+        "videoconvert ! " + caps + " ! " + (c.cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
         + infer ("readout", std::string ("channel-order=") + c.order) + " ! appsink name=sink sync=false");
     ASSERT_TRUE (p.play ());
     ASSERT_TRUE (p.push (rgba_frame (w, h, [&] (int x, int y) {
@@ -254,7 +254,7 @@ GstCudaContext *element_context (GstElement *infer)
 TEST_F (ElementGpu, CudaUploadAdoptsTheElementsContext)
 {
   REQUIRE_CUDAUPLOAD ();
-  Pipeline p ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+  Pipeline p ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
       + infer ("colours") + " ! appsink name=sink sync=false");
   ASSERT_EQ (gst_element_set_state (p.by_name ("infer"), GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
   GstCudaContext *ready = element_context (p.by_name ("infer"));
@@ -285,7 +285,7 @@ TEST_F (ElementGpu, ForeignContextMemoryStillWorks)
   GstCudaContext *foreign = gst_cuda_context_new (0);
   ASSERT_NE (foreign, nullptr);
   Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-      "cudaupload name=up ! " + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
+      "cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! " + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   GstContext *context = gst_context_new_cuda_context (foreign);
   gst_element_set_context (p.by_name ("up"), context);
   gst_context_unref (context);
@@ -334,7 +334,7 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
 {
   const std::string m = model ("colours"), l = labels_of ("colours");
   Pipeline p ("videotestsrc num-buffers=3 pattern=solid-color foreground-color=0xffffff00 ! "
-      "video/x-raw,format=NV12,width=1280,height=720 ! " + std::string (have_element ("cudaupload") ? "cudaupload ! " : "")
+      "video/x-raw,format=NV12,width=1280,height=720 ! " + std::string (have_element ("cudaupload") ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
       + "dlainfer name=a dla-core=0 model=" + m + " labels=" + l + " ! dlainfer name=b dla-core=1 model=" + m
       + " labels=" + l + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
@@ -364,7 +364,7 @@ TEST_F (ElementGpu, RenegotiatesResolutionAndFormat)
 {
   const bool cuda = have_element ("cudaupload");
   Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=640,height=480,framerate=30/1 ! "
-      "videoconvert ! capsfilter name=cf caps=video/x-raw,format=NV12 ! " + std::string (cuda ? "cudaupload ! " : "")
+      "videoconvert ! capsfilter name=cf caps=video/x-raw,format=NV12 ! " + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
       + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   const struct {
@@ -421,7 +421,7 @@ TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
 {
   const bool cuda = have_element ("cudaupload");
   Pipeline p ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=640,height=480 ! "
-      + std::string (cuda ? "cudaupload ! " : "") + infer ("colours") + " ! fakesink");
+      + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("colours") + " ! fakesink");
   long rss0 = 0;
   size_t gpu0 = 0;
   for (int i = 0; i < 50; ++i) {
@@ -458,7 +458,11 @@ TEST_F (ElementGpu, HarnessKeepsBufferFields)
   EXPECT_EQ (GST_BUFFER_OFFSET (out), 5u);
   EXPECT_TRUE (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DISCONT));
   EXPECT_TRUE (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DELTA_UNIT));
-  const Result r = result_of (out, GST_OBJECT_NAME (h->element));
+  /* h->element is the bin gst_harness_new_parse made; the meta names the dlainfer inside it. */
+  GstElement *infer = gst_harness_find_element (h, "dlainfer");
+  ASSERT_NE (infer, nullptr);
+  const Result r = result_of (out, GST_OBJECT_NAME (infer));
+  gst_object_unref (infer);
   ASSERT_TRUE (r.found);
   EXPECT_EQ (r.ids[0], 3) << "green is class 3";
   EXPECT_EQ (r.labels[0], "class_3") << "no labels file: class index names";

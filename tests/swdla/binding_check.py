@@ -107,7 +107,7 @@ def check_descriptor(model, kind, got, want):
     if isinstance(name, bytes):
         name = name.split(b"\0")[0].decode()
     check(str(name) == want["name"], "%s %s name %r" % (model, kind, name))
-    for key, names in [("size", ["size"]), ("n", ["n"]), ("c", ["c"]), ("h", ["h"]), ("w", ["w"]),
+    for key, names in [("size", ["size", "size_"]), ("n", ["n"]), ("c", ["c"]), ("h", ["h"]), ("w", ["w"]),
                        ("fmt", ["data_format", "dataFormat"]), ("type", ["data_type", "dataType"]),
                        ("cat", ["data_category", "dataCategory"]), ("pix", ["pixel_format", "pixelFormat"])]:
         value = int(field(got, *names))
@@ -163,7 +163,7 @@ def nine_steps(model, input_bytes, stream):
     ins = cudla.module_get_attributes(mod, ATTR["in"])
     outs = cudla.module_get_attributes(mod, ATTR["out"])
     check(n_in == 1 and n_out == 1 and len(ins) == 1 and len(outs) == 1, "%s: 1 input, 1 output" % model)
-    sizes = [int(field(ins[0], "size")), int(field(outs[0], "size"))]
+    sizes = [int(field(ins[0], "size", "size_")), int(field(outs[0], "size", "size_"))]
     bufs = [cuda(cudart.cudaMalloc(s)) for s in sizes]                       # 4
     for b, s in zip(bufs, sizes):
         cuda(cudart.cudaMemset(b, 0, s))
