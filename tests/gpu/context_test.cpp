@@ -9,6 +9,9 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -141,5 +144,71 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
   gst_sample_unref (ref);
   gst_object_unref (ctx);
 }
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* GStreamer >= 1.24: a GstCudaMemory written on its producer's GstCudaStream without a host sync
+ * (as decoders and converters leave it) is read correctly by our kernel on our own stream once our
+ * stream waits for an event recorded on the producer's stream. The producer is slow (it spins
+ * before writing) and each frame has a new value, so a reader not ordered after it sees the
+ * previous frame's value. */
+TEST (OneContext, KernelIsOrderedAfterTheUpstreamStream)
+{
+  ASSERT_TRUE (gst_cuda_load_library ());
+  dla::PrimaryContext primary;
+  const dla::Status st = dla::PrimaryContext::Retain (0, &primary);
+  ASSERT_TRUE (st.ok ()) << st.message;
+  GstCudaContext *ctx = gst_cuda_context_new_wrapped (static_cast<CUcontext> (primary.handle ()), primary.device ());
+  ASSERT_NE (ctx, nullptr);
+  GstCudaStream *upstream = gst_cuda_stream_new (ctx);
+  ASSERT_NE (upstream, nullptr);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 640, 480);
+  GstMemory *mem = gst_cuda_allocator_alloc (nullptr, ctx, upstream, &info);
+  ASSERT_NE (mem, nullptr);
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  EXPECT_EQ (gst_cuda_memory_get_stream (cmem), upstream);
+
+  dla::ScopedContext scope (primary.handle ());
+  cudaStream_t ours = nullptr;
+  cudaEvent_t written = nullptr;
+  ASSERT_EQ (cudaStreamCreateWithFlags (&ours, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ (cudaEventCreateWithFlags (&written, cudaEventDisableTiming), cudaSuccess);
+  const int w = 640, h = 480;
+  const int64_t pitch = GST_VIDEO_INFO_PLANE_STRIDE (&cmem->info, 0);
+  uint8_t *d_out = nullptr;
+  ASSERT_EQ (cudaMalloc (reinterpret_cast<void **> (&d_out), size_t (w) * h), cudaSuccess);
+  std::vector<uint8_t> got (size_t (w) * h);
+  const auto producer = static_cast<cudaStream_t> (gst_cuda_stream_get_handle (upstream));
+  int stale = 0;
+  for (int frame = 0; frame < 50; ++frame) {
+    const uint8_t value = uint8_t (10 + frame);
+    GstMapInfo map;
+    ASSERT_TRUE (gst_memory_map (mem, &map, GstMapFlags (GST_MAP_WRITE | GST_MAP_CUDA)));
+    ASSERT_EQ (context_test_slow_fill (static_cast<uint8_t *> (map.data), pitch, w, h, value, 2000000, producer), 0);
+    gst_memory_unmap (mem, &map);
+    GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC); /* written, not synced */
+
+    ASSERT_TRUE (gst_memory_map (mem, &map, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)));
+    ASSERT_EQ (cudaEventRecord (written, producer), cudaSuccess);
+    ASSERT_EQ (cudaStreamWaitEvent (ours, written, 0), cudaSuccess);
+    ASSERT_EQ (context_test_copy_plane (static_cast<const uint8_t *> (map.data), pitch, w, h, d_out, ours), 0);
+    ASSERT_EQ (cudaMemcpyAsync (got.data (), d_out, got.size (), cudaMemcpyDeviceToHost, ours), cudaSuccess);
+    ASSERT_EQ (cudaStreamSynchronize (ours), cudaSuccess);
+    gst_memory_unmap (mem, &map);
+    for (uint8_t b : got)
+      if (b != value) {
+        ++stale;
+        break;
+      }
+  }
+  EXPECT_EQ (stale, 0) << "frames read before the upstream stream finished writing them";
+  cudaFree (d_out);
+  cudaEventDestroy (written);
+  cudaStreamDestroy (ours);
+  gst_memory_unref (mem);
+  gst_cuda_stream_unref (upstream);
+  gst_object_unref (ctx);
+}
+#endif
 
 }  // namespace
