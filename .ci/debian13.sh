@@ -11,7 +11,8 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=$(realpath /usr/local/cuda)
 PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad"
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
+  gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core"
 
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   echo "debian13: creating $ROOT with debootstrap (trixie, minbase)"

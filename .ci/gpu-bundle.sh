@@ -8,6 +8,8 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MAKE_BUNDLE=${MAKE_BUNDLE:-$SRC/../shared/gpu-host/make-bundle.sh}
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 cd "$SRC"
+# pipelines/ and their tests: x264enc (test clip), textoverlay (pango) and pngenc/multifilesink (demo).
+export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile"
 strip_build() {
   find "$1" -type f \( -perm -u+x -o -name '*.so*' \) -not -path '*/meson-private/*' -not -name '*.py' \
     -not -name '*.sh' -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;

@@ -12,11 +12,13 @@
 #include "engine.h"
 #include "gstdlainfer.h"
 #include "gstdlameta.h"
+#include "interval.h"
 #include "postprocess.h"
 #include "preprocess.h"
 #include "primary_context.h"
 #include "settings.h"
 #include "staging.h"
+#include "stats.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
 
@@ -24,6 +26,10 @@ GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
 struct GstDlaInferPrivate {
   /* Properties; GST_OBJECT_LOCK. */
   dlainfer::Settings settings;
+  GstStructure *model_info = nullptr; /* the open model (model-info), made in start, freed in stop */
+
+  /* The `stats` property; its own lock. Reset at start, kept after stop for a last read. */
+  dlainfer::Stats stats;
 
   /* The one CUDA context (ARCHITECTURE section 4), held from NULL->READY to READY->NULL.
    * `context` is read by context queries from other threads: GST_OBJECT_LOCK. */
@@ -44,11 +50,14 @@ struct GstDlaInferPrivate {
   preprocess::SourceView source {};
   dlainfer::Staging staging;
   bool foreign_context_logged = false;
+  dlainfer::Interval interval; /* which frames run the model; meta_results is the result carried */
 
   /* Per-frame scratch, sized once so frames do not allocate. */
   std::vector<float> scores;
   std::vector<postprocess::Result> results;
   std::vector<GstDlaClassification> meta_results;
+  std::vector<float> analytics_confidences; /* meta_results split for GstAnalyticsClsMtd */
+  std::vector<GQuark> analytics_labels;
 };
 
 struct _GstDlaInfer {
@@ -63,3 +72,7 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
 
 #define GST_TYPE_DLA_INFER_CHANNEL_ORDER (gst_dla_infer_channel_order_get_type ())
 GType gst_dla_infer_channel_order_get_type (void);
+#define GST_TYPE_DLA_INFER_RESIZE_MODE (gst_dla_infer_resize_mode_get_type ())
+GType gst_dla_infer_resize_mode_get_type (void);
+#define GST_TYPE_DLA_INFER_ACTIVATION (gst_dla_infer_activation_get_type ())
+GType gst_dla_infer_activation_get_type (void);

@@ -16,6 +16,14 @@
  *     dlainfer model=resnet50.dla.bin labels=imagenet.txt mean="<0.485,0.456,0.406>" \
  *              std="<0.229,0.224,0.225>" ! fakesink
  * ]|
+ * ## Results on the bus, every 5th frame inferred
+ * |[
+ * gst-launch-1.0 -m videotestsrc ! cudaupload ! dlainfer model=resnet50.dla.bin labels=imagenet.txt \
+ *     resize-mode=center-crop interval=4 top-k=3 post-messages=true ! fakesink
+ * ]|
+ * Applications read GstDlaClassificationMeta (library gstreamer-dlainfer-1.0, header
+ * <gst/dlainfer/gstdlameta.h>); with GStreamer >= 1.24 the results are also a GstAnalyticsClsMtd
+ * in the buffer's GstAnalyticsRelationMeta. `stats` and `model-info` describe the running element.
  * The model is a cuDLA loadable (`trtexec --useDLACore=0 --buildDLAStandalone --fp16
  * --inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16 --saveEngine=model.dla.bin`).
  * `DLAINFER_CUDLA_LIBRARY` names another cuDLA library (the software DLA used by the tests).
@@ -32,9 +40,14 @@
 
 #include <atomic>
 
+#include <chrono>
+
+#include "analytics_output.h"
 #include "frame_source.h"
 #include "gstdlainfer-private.h"
 #include "labels.h"
+#include "model_info.h"
+#include "result_message.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -94,6 +107,7 @@ void post_status (GstDlaInfer *self, const dla::Status &st, const std::string &d
 /* The per-frame failure path: a fatal status poisons the process, every status is posted. */
 GstFlowReturn frame_failed (GstDlaInfer *self, const dla::Status &st, const char *step)
 {
+  self->priv->stats.failed ();
   if (st.code == dla::Code::kFatal) {
     cuda_poisoned = true;
     post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart), std::string (step) + ": " + st.message);
@@ -216,6 +230,48 @@ bool check_memory_context (GstDlaInfer *self, GstCudaContext *mem_ctx, dla::Stat
   return true;
 }
 
+/* Puts meta_results on the buffer: our meta, and a GstAnalyticsClsMtd where the build has it.
+ * Nothing here allocates but the metas themselves. */
+void attach_results (GstDlaInfer *self, GstBuffer *buf, bool carried, guint age)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (buf, priv->meta_results.data (),
+      guint (priv->meta_results.size ()), priv->element_quark, priv->backend_quark);
+  if (m) {
+    m->carried = carried;
+    m->age = age;
+  }
+  /* An empty classification is no ClsMtd (the analytics API wants at least one class). */
+  if (!dlainfer::analytics_enabled () || priv->meta_results.empty ())
+    return;
+  priv->analytics_confidences.clear ();
+  priv->analytics_labels.clear ();
+  for (const GstDlaClassification &r : priv->meta_results) {
+    priv->analytics_confidences.push_back (r.confidence);
+    priv->analytics_labels.push_back (r.label);
+  }
+  if (!dlainfer::add_analytics_classification (buf, priv->analytics_confidences.data (),
+          priv->analytics_labels.data (), priv->analytics_labels.size ()))
+    GST_DEBUG_OBJECT (self, "could not add the GstAnalyticsClsMtd");
+}
+
+/* One "dlainfer-result" element message for an inferred frame (post-messages=true). */
+void post_result_message (GstDlaInfer *self, GstBuffer *buf)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  const GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  dlainfer::FrameTimes times;
+  times.timestamp = GST_BUFFER_PTS (buf);
+  times.duration = GST_BUFFER_DURATION (buf);
+  if (segment->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (times.timestamp)) {
+    times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
+    times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
+  }
+  GstStructure *s = dlainfer::result_structure (priv->meta_results.data (), guint (priv->meta_results.size ()),
+      times, priv->backend_quark);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
 }  // namespace
 
 static void gst_dla_infer_dispose (GObject *object);
@@ -228,6 +284,7 @@ static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection di
 static gboolean gst_dla_infer_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps);
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps);
 static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuffer *buf);
+static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event);
 
 static void gst_dla_infer_class_init (GstDlaInferClass *klass)
 {
@@ -257,8 +314,11 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_dla_infer_accept_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dla_infer_set_caps);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_dla_infer_transform_ip);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dla_infer_sink_event);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_CHANNEL_ORDER, GstPluginAPIFlags (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_RESIZE_MODE, GstPluginAPIFlags (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_ACTIVATION, GstPluginAPIFlags (0));
 }
 
 static void gst_dla_infer_init (GstDlaInfer *self)
@@ -290,6 +350,8 @@ static void gst_dla_infer_dispose (GObject *object)
 static void gst_dla_infer_finalize (GObject *object)
 {
   GstDlaInfer *self = GST_DLA_INFER (object);
+  if (self->priv->model_info)
+    gst_structure_free (self->priv->model_info);
   delete self->priv;
   self->priv = nullptr;
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -424,6 +486,14 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     priv->engine.reset ();
     return FALSE;
   }
+  if (shape.input_view.type == tensor::ElemType::kInt8 && !(s.input_scale > 0.f)) {
+    post_status (self, dla::Status::Error (dla::Code::kSettings,
+        "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
+        "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built"),
+        "input-scale is not set\n" + priv->engine->describe ());
+    priv->engine.reset ();
+    return FALSE;
+  }
   priv->input_view = shape.input_view;
   priv->output_view = priv->engine->outputs ()[0].view;
   priv->output_view.c = classes; /* a padded count the labels resolved: the pad lanes are not classes */
@@ -435,13 +505,39 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   priv->scores.reserve (size_t (classes));
   priv->results.reserve (size_t (classes));
   priv->meta_results.reserve (size_t (classes));
+  priv->analytics_confidences.reserve (size_t (classes));
+  priv->analytics_labels.reserve (size_t (classes));
+  priv->meta_results.clear ();
   priv->foreign_context_logged = false;
+  priv->interval.reset ();
+  priv->stats.reset ();
+
+  dlainfer::ModelDescription d;
+  d.model = s.model;
+  d.backend = priv->engine->backend ();
+  d.cudla_version = priv->engine->cudla_version ();
+  d.library = priv->engine->library_path ();
+  d.description = priv->engine->describe ();
+  d.dla_core = s.dla_core;
+  d.cuda_device = s.device ();
+  d.classes = classes;
+  d.labels = int (priv->labels.size ());
+  d.inputs = &priv->engine->inputs ();
+  d.outputs = &priv->engine->outputs ();
+  GstStructure *info = dlainfer::model_info_structure (d);
+  GST_OBJECT_LOCK (self);
+  std::swap (priv->model_info, info);
+  GST_OBJECT_UNLOCK (self);
+  if (info)
+    gst_structure_free (info);
 
   const tensor::View &in = priv->input_view;
   GST_INFO_OBJECT (self, "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
       " %s:%s, %d classes%s", s.model.c_str (), priv->engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
       tensor::elem_type_name (in.type), tensor::layout_name (in.layout), classes,
       priv->labels.empty () ? " (no labels: class_<index>)" : "");
+  /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
+  GST_INFO_OBJECT (self, "model details: %s", d.description.c_str ());
   return TRUE;
 }
 
@@ -457,6 +553,12 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
   }
   priv->labels.clear ();
   priv->label_quarks.clear ();
+  GST_OBJECT_LOCK (self);
+  GstStructure *info = priv->model_info;
+  priv->model_info = nullptr;
+  GST_OBJECT_UNLOCK (self);
+  if (info)
+    gst_structure_free (info);
   return TRUE;
 }
 
@@ -513,6 +615,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   if (cuda_poisoned)
     return frame_failed (self, dla::Status::Error (dla::Code::kFatal, kRestart), "refusing frames");
   if (!engine) {
+    priv->stats.failed ();
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No model is open"), ("transform_ip before start"));
     return GST_FLOW_ERROR;
   }
@@ -521,7 +624,15 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   GST_OBJECT_LOCK (self);
   preprocess::Params pre = dlainfer::preprocess_params (priv->settings);
   const postprocess::Params post = dlainfer::postprocess_params (priv->settings);
+  const uint32_t interval = priv->settings.interval;
+  const bool post_messages = priv->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
+
+  if (!priv->interval.infer_now (interval)) {
+    attach_results (self, buf, true, priv->interval.age ());
+    priv->stats.skipped ();
+    return GST_FLOW_OK;
+  }
   pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (&priv->info), GST_VIDEO_INFO_HEIGHT (&priv->info)};
   pre.par_n = GST_VIDEO_INFO_PAR_N (&priv->info);
   pre.par_d = GST_VIDEO_INFO_PAR_D (&priv->info);
@@ -586,14 +697,29 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
     return frame_failed (self, st, "dla::Engine::complete");
   frame.unmap (); /* the kernel that read it has finished */
 
+  const auto post_start = std::chrono::steady_clock::now ();
   postprocess::run (priv->output_view, engine->host_output (kSlot, 0), post, &priv->scores, &priv->results);
   priv->meta_results.clear ();
   for (const postprocess::Result &r : priv->results)
     priv->meta_results.push_back ({r.class_id, priv->label_quarks[size_t (r.class_id)], r.confidence});
-  gst_buffer_add_dla_classification_meta (buf, priv->meta_results.data (), guint (priv->meta_results.size ()),
-      priv->element_quark, priv->backend_quark);
+  const float post_ms =
+      std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
+  const dla::SlotTimings t = engine->timings (kSlot);
+  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms);
+  priv->interval.inferred ();
+  attach_results (self, buf, false, 0);
+  if (post_messages)
+    post_result_message (self, buf);
   if (!priv->results.empty ())
     GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
         g_quark_to_string (priv->meta_results[0].label), double (priv->results[0].confidence));
   return GST_FLOW_OK;
+}
+
+static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  /* After a flush (a seek) the last result belongs to another place in the stream. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    GST_DLA_INFER (trans)->priv->interval.reset ();
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

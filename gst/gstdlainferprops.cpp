@@ -1,8 +1,10 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout) take effect at the next start and are refused
- * with a warning above READY; the others are read at the start of every frame. */
+ * labels, dla-core, cuda-device-id, task-timeout, input-scale) take effect at the next start and
+ * are refused with a GST_WARNING (not a g_warning: an application setting them late is not a
+ * programming error) above READY; the others are read at the start of every frame. `stats` and
+ * `model-info` are read-only. */
 #include "gstdlainfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -19,12 +21,25 @@ enum {
   PROP_STD,
   PROP_CHANNEL_ORDER,
   PROP_TASK_TIMEOUT,
+  PROP_RESIZE_MODE,
+  PROP_CROP_FRACTION,
+  PROP_PAD_VALUE,
+  PROP_ANTIALIAS,
+  PROP_INPUT_SCALE,
+  PROP_INTERVAL,
+  PROP_ACTIVATION,
+  PROP_TOP_K,
+  PROP_THRESHOLD,
+  PROP_POST_MESSAGES,
+  PROP_STATS,
+  PROP_MODEL_INFO,
 };
 
 constexpr auto kReadyFlags =
     GParamFlags (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 constexpr auto kPlayingFlags =
     GParamFlags (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+constexpr auto kReadOnlyFlags = GParamFlags (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
 /* Whether a model-changing property may change now (object lock held). */
 bool model_may_change (GstDlaInfer *self, GParamSpec *pspec)
@@ -105,6 +120,42 @@ GType gst_dla_infer_channel_order_get_type (void)
   return type;
 }
 
+GType gst_dla_infer_resize_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {int (preprocess::ResizeMode::kStretch), "Stretch the frame to the input size (aspect ratio not kept)",
+       "stretch"},
+      {int (preprocess::ResizeMode::kLetterbox), "Fit the whole frame, keep its aspect ratio, pad with pad-value",
+       "letterbox"},
+      {int (preprocess::ResizeMode::kCenterCrop),
+       "Resize the short side to input/crop-fraction and crop the centre (torchvision Resize + CenterCrop)",
+       "center-crop"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    const GType t = g_enum_register_static ("GstDlaInferResizeMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType gst_dla_infer_activation_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {int (postprocess::Activation::kSoftmax), "Softmax over the classes (single-label models)", "softmax"},
+      {int (postprocess::Activation::kSigmoid), "Sigmoid per class (multi-label models)", "sigmoid"},
+      {int (postprocess::Activation::kNone), "None: the model's scores as they are (it ends in a softmax)", "none"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    const GType t = g_enum_register_static ("GstDlaInferActivation", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 void gst_dla_infer_install_properties (GObjectClass *klass)
 {
   const dlainfer::Settings defaults;
@@ -137,6 +188,57 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_uint ("task-timeout", "Task timeout",
           "Milliseconds a DLA task may take before it counts as hung and the stream fails", 1, 1000000,
           defaults.task_timeout_ms, kReadyFlags));
+  g_object_class_install_property (klass, PROP_INPUT_SCALE,
+      g_param_spec_float ("input-scale", "Input scale",
+          "Quantisation scale of an INT8 model input (value = q * scale; 1/127 for inputs calibrated to [-1, 1]); "
+          "required for INT8 inputs, ignored for FP16 (0: not set)",
+          0.f, G_MAXFLOAT, defaults.input_scale, kReadyFlags));
+  g_object_class_install_property (klass, PROP_RESIZE_MODE,
+      g_param_spec_enum ("resize-mode", "Resize mode", "How the frame is fitted to the model's input size",
+          GST_TYPE_DLA_INFER_RESIZE_MODE, int (defaults.resize_mode), kPlayingFlags));
+  g_object_class_install_property (klass, PROP_CROP_FRACTION,
+      g_param_spec_float ("crop-fraction", "Crop fraction",
+          "center-crop: the part of the resized short side kept (timm's crop_pct; 0.875 = Resize(256) + "
+          "CenterCrop(224))",
+          0.01f, 1.f, defaults.crop_fraction, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_PAD_VALUE,
+      g_param_spec_uint ("pad-value", "Pad value",
+          "letterbox: colour of the padding as 0xRRGGBB (normalised with mean/std like the picture)", 0, 0xffffff,
+          defaults.pad_value, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_ANTIALIAS,
+      g_param_spec_boolean ("antialias", "Antialias",
+          "Widen the resize filter when downscaling (as Pillow and torchvision antialias=True); off: plain "
+          "bilinear",
+          defaults.antialias, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_INTERVAL,
+      g_param_spec_uint ("interval", "Interval",
+          "Frames skipped after each inference (0: infer every frame); skipped frames carry the last result, "
+          "marked carried with its age",
+          0, G_MAXINT, defaults.interval, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_ACTIVATION,
+      g_param_spec_enum ("activation", "Activation", "Function applied to the model's output scores",
+          GST_TYPE_DLA_INFER_ACTIVATION, int (defaults.activation), kPlayingFlags));
+  g_object_class_install_property (klass, PROP_TOP_K,
+      g_param_spec_uint ("top-k", "Top k", "Most results kept per frame, best first (0: every class)", 0, G_MAXINT,
+          defaults.top_k, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_THRESHOLD,
+      g_param_spec_float ("threshold", "Threshold",
+          "Results whose confidence (after the activation) is below this are dropped", -G_MAXFLOAT, G_MAXFLOAT,
+          defaults.threshold, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, confidences) per inference",
+          defaults.post_messages, kPlayingFlags));
+  g_object_class_install_property (klass, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Since start: frames, inferences, skipped, errors, and mean/max milliseconds of preprocess, dla, "
+          "postprocess and total (CUDA events)",
+          GST_TYPE_STRUCTURE, kReadOnlyFlags));
+  g_object_class_install_property (klass, PROP_MODEL_INFO,
+      g_param_spec_boxed ("model-info", "Model information",
+          "The open model: backend, cuDLA version, DLA core, each tensor's name, dims, layout, type, size and raw "
+          "descriptor (NULL until started)",
+          GST_TYPE_STRUCTURE, kReadOnlyFlags));
 }
 
 void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -178,6 +280,19 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_CHANNEL_ORDER:
       s.channel_order = preprocess::ChannelOrder (g_value_get_enum (value));
       break;
+    case PROP_INPUT_SCALE:
+      if (model_may_change (self, pspec))
+        s.input_scale = g_value_get_float (value);
+      break;
+    case PROP_RESIZE_MODE: s.resize_mode = preprocess::ResizeMode (g_value_get_enum (value)); break;
+    case PROP_CROP_FRACTION: s.crop_fraction = g_value_get_float (value); break;
+    case PROP_PAD_VALUE: s.pad_value = g_value_get_uint (value); break;
+    case PROP_ANTIALIAS: s.antialias = g_value_get_boolean (value); break;
+    case PROP_INTERVAL: s.interval = g_value_get_uint (value); break;
+    case PROP_ACTIVATION: s.activation = postprocess::Activation (g_value_get_enum (value)); break;
+    case PROP_TOP_K: s.top_k = g_value_get_uint (value); break;
+    case PROP_THRESHOLD: s.threshold = g_value_get_float (value); break;
+    case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean (value); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -189,6 +304,11 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
 {
   GstDlaInfer *self = GST_DLA_INFER (object);
   const dlainfer::Settings &s = self->priv->settings;
+  if (prop_id == PROP_STATS) {
+    /* The counters have a lock of their own: reading them never waits for a frame. */
+    g_value_take_boxed (value, self->priv->stats.to_structure ());
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL: g_value_set_string (value, s.model.empty () ? nullptr : s.model.c_str ()); break;
@@ -199,6 +319,17 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_MEAN: write_triple (value, s.mean); break;
     case PROP_STD: write_triple (value, s.std); break;
     case PROP_CHANNEL_ORDER: g_value_set_enum (value, int (s.channel_order)); break;
+    case PROP_INPUT_SCALE: g_value_set_float (value, s.input_scale); break;
+    case PROP_RESIZE_MODE: g_value_set_enum (value, int (s.resize_mode)); break;
+    case PROP_CROP_FRACTION: g_value_set_float (value, s.crop_fraction); break;
+    case PROP_PAD_VALUE: g_value_set_uint (value, s.pad_value); break;
+    case PROP_ANTIALIAS: g_value_set_boolean (value, s.antialias); break;
+    case PROP_INTERVAL: g_value_set_uint (value, s.interval); break;
+    case PROP_ACTIVATION: g_value_set_enum (value, int (s.activation)); break;
+    case PROP_TOP_K: g_value_set_uint (value, s.top_k); break;
+    case PROP_THRESHOLD: g_value_set_float (value, s.threshold); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
+    case PROP_MODEL_INFO: g_value_set_boxed (value, self->priv->model_info); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
   }
   GST_OBJECT_UNLOCK (self);

@@ -1,6 +1,7 @@
 #include "labels.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -12,6 +13,45 @@ void trim_right (std::string *s)
 {
   while (!s->empty () && (s->back () == ' ' || s->back () == '\t' || s->back () == '\r'))
     s->pop_back ();
+}
+
+/* Well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+bool valid_utf8 (const std::string &s)
+{
+  size_t i = 0;
+  while (i < s.size ()) {
+    const auto b = static_cast<unsigned char> (s[i]);
+    size_t len;
+    uint32_t cp;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if ((b & 0xE0) == 0xC0) {
+      len = 2;
+      cp = b & 0x1F;
+    } else if ((b & 0xF0) == 0xE0) {
+      len = 3;
+      cp = b & 0x0F;
+    } else if ((b & 0xF8) == 0xF0) {
+      len = 4;
+      cp = b & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > s.size ())
+      return false;
+    for (size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char> (s[i + k]);
+      if ((c & 0xC0) != 0x80)
+        return false;
+      cp = cp << 6 | (c & 0x3F);
+    }
+    static const uint32_t min_for_len[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_for_len[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += len;
+  }
+  return true;
 }
 
 }  // namespace
@@ -37,6 +77,14 @@ bool parse (const std::string &text, std::vector<std::string> *out, std::string 
   if (result.empty ()) {
     *error = "the labels file holds no labels (one label per line expected)";
     return false;
+  }
+  /* Labels become GQuarks and message strings, which must be UTF-8. */
+  for (size_t i = 0; i < result.size (); ++i) {
+    if (!valid_utf8 (result[i])) {
+      *error = "line " + std::to_string (i + 1) + " is not valid UTF-8: save the labels file as UTF-8 (e.g. iconv -f "
+               "latin1 -t utf-8 old.txt > new.txt)";
+      return false;
+    }
   }
   /* DeepStream writes all labels on one line separated by ';': recognise and explain. */
   if (result.size () == 1 && result[0].find (';') != std::string::npos) {

@@ -1,8 +1,8 @@
 /* gst-dlainfer: the element's property values, copied under the object lock where they are used.
  *
  * The element core reads settings only through this struct and the two *_params() functions, so
- * properties added later (resize mode, top-k, activation, ...) change this file and the property
- * table (gstdlainferprops.cpp), not the per-frame flow. No GStreamer. */
+ * a new property changes this file and the property table (gstdlainferprops.cpp), not the
+ * per-frame flow. No GStreamer. */
 #pragma once
 
 #include <cstdint>
@@ -20,11 +20,23 @@ struct Settings {
   int dla_core = 0;
   int cuda_device_id = -1; /* -1: automatic (device 0) */
   uint32_t task_timeout_ms = 5000;
+  float input_scale = 0.f; /* INT8 inputs: value = q * input_scale; 0 = not set (an INT8 model needs it) */
 
-  /* Per frame. */
+  /* Preprocessing, per frame. */
   float mean[3] = {0.f, 0.f, 0.f};
   float std[3] = {1.f, 1.f, 1.f};
   preprocess::ChannelOrder channel_order = preprocess::ChannelOrder::kRGB;
+  preprocess::ResizeMode resize_mode = preprocess::ResizeMode::kStretch;
+  float crop_fraction = 0.875f;
+  uint32_t pad_value = 0x000000; /* 0xRRGGBB */
+  bool antialias = true;
+
+  /* Scheduling and post-processing, per frame. */
+  uint32_t interval = 0; /* frames skipped after each inference */
+  postprocess::Activation activation = postprocess::Activation::kSoftmax;
+  uint32_t top_k = 5; /* 0: every class */
+  float threshold = 0.f;
+  bool post_messages = false;
 
   int device () const { return cuda_device_id < 0 ? 0 : cuda_device_id; }
 };

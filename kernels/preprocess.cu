@@ -1,14 +1,36 @@
-/* The fused preprocessing kernel: one thread per output pixel vector (conventions in preprocess.h;
- * preprocess_ref.cpp is the definition it must match). Templated on layout and element type only;
- * format, siting, matrix, geometry, antialias and order are runtime values. */
+/* The fused preprocessing kernel (conventions in preprocess.h; preprocess_ref.cpp is the definition
+ * it must match). Templated on layout and element type only; format, siting, matrix, geometry,
+ * antialias and order are runtime values.
+ *
+ * One block makes a tile of kTileW x tile_h output vectors of one ROI:
+ *  1. the filters (taps) of the tile's columns and rows, luma and chroma, are computed once, one per
+ *     thread, into shared memory (not once per output pixel);
+ *  2. bilinear (support 1: at most 3 x 3 taps), each output thread reads its taps there and issues
+ *     all its loads at once ("direct");
+ *     antialias downscale (wide supports), the filter is applied separably: the block's threads
+ *     share the horizontal pass over every source row the tile needs (row sums per tile column into
+ *     shared memory), then each output thread sums its rows vertically. The arithmetic is the
+ *     direct loop's, in the same order (row sums, then weighted by the row weights), so both paths
+ *     give the same floats. A tile whose rows do not fit in shared memory falls back to direct.
+ *  3. YUV -> RGB, normalisation, encoding and one whole-vector store per output.
+ * Phases are written as each_thread (per-thread body) + block_sync () so that
+ * tests/kernels/cuda_emulation.h can run them on the CPU one block at a time. */
 #ifndef PREPROCESS_EMULATE /* tests/kernels/cuda_emulation.h runs this file on the CPU for CI */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #endif
 
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 
 #include "preprocess_plan.h"
+
+#ifdef PREPROCESS_EMULATE
+#define PREPROCESS_PRAGMA(x)
+#else
+#define PREPROCESS_PRAGMA(x) _Pragma (#x)
+#endif
 
 namespace preprocess {
 namespace {
@@ -20,6 +42,11 @@ struct Colour {
 };
 
 enum class Source : int { kNV12, kI420, kPacked };
+
+constexpr int kTileW = 32;    /* output vectors per tile row: one warp */
+constexpr int kMaxTileH = 8;  /* tile rows: 8 for bilinear, 4 (more blocks in flight) for antialias */
+constexpr int kThreads = 256; /* block (kTileW, 8) */
+constexpr int kSlotRows = 320; /* rows of kTileW horizontal sums (all planes and channels) per block */
 
 struct Args {
   const uint8_t *planes[3];
@@ -34,11 +61,14 @@ struct Args {
   bool antialias;
   int from[3]; /* tensor channel c takes RGB component from[c] */
   float mean[3], std[3], pad[3], int8_scale;
+  int tile_h;    /* output rows per block */
+  int slot_rows; /* horizontal-sum rows of shared memory (0: no separable pass in this launch) */
   detail::Plan plan;
 };
 
 /* The filter of one output sample along one axis: centre cint + cfrac (kept apart so the distance to
- * a tap is exact in float), taps [first, last], weights 1 - |x + 0.5 - c| / support over their sum. */
+ * a tap is exact in float), taps [first, last], weights 1 - |x + 0.5 - c| / support over their sum.
+ * first > last: no taps (letterbox padding or a row tail). */
 struct Taps {
   int first, last, cint;
   float cfrac, inv_support, inv_sum;
@@ -50,12 +80,33 @@ __device__ __forceinline__ float weight (const Taps &t, int x)
   return fmaxf (1.f - d, 0.f);
 }
 
-/* Centre num / den (a rational, exact for every crop and size), samples [lo, hi). */
+__device__ __forceinline__ Taps no_taps ()
+{
+  Taps t;
+  t.first = 0;
+  t.last = -1;
+  t.cint = 0;
+  t.cfrac = t.inv_support = t.inv_sum = 0.f;
+  return t;
+}
+
+/* Centre num / den (a rational, exact for every crop and size; num >= 0), samples [lo, hi). */
 __device__ Taps make_taps (int64_t num, int64_t den, float scale, bool antialias, int lo, int hi)
 {
   Taps t;
-  t.cint = int (num / den);
-  t.cfrac = float (num - int64_t (t.cint) * den) / float (den);
+  /* floor (num / den) through a double division (both far below 2^53), made exact by the
+   * remainder: cheaper than a 64-bit integer division. */
+  int64_t q = int64_t (floor (double (num) / double (den)));
+  int64_t rem = num - q * den;
+  if (rem < 0) {
+    --q;
+    rem += den;
+  } else if (rem >= den) {
+    ++q;
+    rem -= den;
+  }
+  t.cint = int (q);
+  t.cfrac = float (rem) / float (den);
   const float support = antialias && scale > 1.f ? scale : 1.f;
   t.inv_support = 1.f / support;
   t.first = max (t.cint + int (floorf (t.cfrac - support - 0.5f)), lo);
@@ -86,83 +137,200 @@ __device__ Taps chroma_taps (const detail::AxisPlan &a, int v, bool antialias, b
   return make_taps (num, den, float (a.len) / float (2 * a.size), antialias, lo, hi);
 }
 
-/* Sum of weight * fetch over the taps, N channels at once. */
+/* Sum of weight * fetch over the taps, N channels at once: row sums, then weighted by the row
+ * weights. Up to 3 x 3 taps (every bilinear filter) the loops are unrolled and the loads predicated,
+ * so they are all in flight together. */
 template <int N, typename Fetch>
 __device__ __forceinline__ void resample (const Taps &tx, const Taps &ty, Fetch fetch, float out[N])
 {
   float acc[N] = {};
-  for (int y = ty.first; y <= ty.last; ++y) {
-    float row[N] = {};
-    for (int x = tx.first; x <= tx.last; ++x) {
-      const float wx = weight (tx, x);
-      float v[N];
-      fetch (x, y, v);
-      for (int n = 0; n < N; ++n)
-        row[n] += wx * v[n];
+  if (tx.last - tx.first < 3 && ty.last - ty.first < 3) {
+    /* Absent taps get weight 0 and a clamped (valid) position: adding 0 * v leaves the sums
+     * exactly as the loop below makes them, and there is no branch between the loads. */
+    int xs[3], ys[3];
+    float wx[3], wy[3];
+    PREPROCESS_PRAGMA (unroll)
+    for (int i = 0; i < 3; ++i) {
+      const bool hx = tx.first + i <= tx.last, hy = ty.first + i <= ty.last;
+      xs[i] = hx ? tx.first + i : tx.last;
+      ys[i] = hy ? ty.first + i : ty.last;
+      wx[i] = hx ? weight (tx, xs[i]) : 0.f;
+      wy[i] = hy ? weight (ty, ys[i]) : 0.f;
     }
-    const float wy = weight (ty, y);
-    for (int n = 0; n < N; ++n)
-      acc[n] += wy * row[n];
+    float v[3][3][N];
+    PREPROCESS_PRAGMA (unroll)
+    for (int j = 0; j < 3; ++j)
+      PREPROCESS_PRAGMA (unroll)
+      for (int i = 0; i < 3; ++i)
+        fetch (xs[i], ys[j], v[j][i]);
+    PREPROCESS_PRAGMA (unroll)
+    for (int j = 0; j < 3; ++j) {
+      float row[N] = {};
+      PREPROCESS_PRAGMA (unroll)
+      for (int i = 0; i < 3; ++i)
+        for (int n = 0; n < N; ++n)
+          row[n] += wx[i] * v[j][i][n];
+      for (int n = 0; n < N; ++n)
+        acc[n] += wy[j] * row[n];
+    }
+  } else {
+    for (int y = ty.first; y <= ty.last; ++y) {
+      float row[N] = {};
+      for (int x = tx.first; x <= tx.last; ++x) {
+        const float wx = weight (tx, x);
+        float v[N];
+        fetch (x, y, v);
+        for (int n = 0; n < N; ++n)
+          row[n] += wx * v[n];
+      }
+      const float wy = weight (ty, y);
+      for (int n = 0; n < N; ++n)
+        acc[n] += wy * row[n];
+    }
   }
   for (int n = 0; n < N; ++n)
     out[n] = acc[n] * tx.inv_sum * ty.inv_sum;
 }
 
-__device__ void sample_rgb (const Args &a, const detail::RoiPlan &r, int vx, int vy, float rgb[3])
+/* Unnormalised row sum of weight * fetch over the taps of one column (the separable pass). */
+template <int N, typename Fetch>
+__device__ __forceinline__ void row_sum (const Taps &tx, Fetch fetch, float row[N])
 {
-  const Taps lx = luma_taps (r.x, vx, a.antialias), ly = luma_taps (r.y, vy, a.antialias);
-  if (a.source == Source::kPacked) {
-    const uint8_t *p = a.planes[0];
-    const int64_t pitch = a.pitches[0];
-    const int b0 = a.rgb_byte[0], b2 = a.rgb_byte[2];
-    resample<3> (
-        lx, ly,
-        [&] (int x, int y, float v[3]) {
-          const uint32_t px = __ldg (reinterpret_cast<const uint32_t *> (p + y * pitch) + x);
-          v[0] = float ((px >> (8 * b0)) & 0xffu);
-          v[1] = float ((px >> 8) & 0xffu);
-          v[2] = float ((px >> (8 * b2)) & 0xffu);
-        },
-        rgb);
-    return;
+  for (int n = 0; n < N; ++n)
+    row[n] = 0.f;
+  PREPROCESS_PRAGMA (unroll 4)
+  for (int x = tx.first; x <= tx.last; ++x) {
+    const float wx = weight (tx, x);
+    float v[N];
+    fetch (x, v);
+    for (int n = 0; n < N; ++n)
+      row[n] += wx * v[n];
   }
-  float y, uv[2];
+}
+
+/* Fetchers: one sample's channels as floats. */
+struct PackedAt {
+  const uint8_t *row;
+  int b0, b2;
+  __device__ __forceinline__ void operator() (int x, float v[3]) const
   {
-    const uint8_t *p = a.planes[0];
-    const int64_t pitch = a.pitches[0];
-    resample<1> (
-        lx, ly, [&] (int x, int yy, float v[1]) { v[0] = float (__ldg (p + yy * pitch + x)); }, &y);
+    const uint32_t px = __ldg (reinterpret_cast<const uint32_t *> (row) + x);
+    v[0] = float ((px >> (8 * b0)) & 0xffu);
+    v[1] = float ((px >> 8) & 0xffu);
+    v[2] = float ((px >> (8 * b2)) & 0xffu);
   }
-  const Taps cx = chroma_taps (r.x, vx, a.antialias, a.cosited_h);
-  const Taps cy = chroma_taps (r.y, vy, a.antialias, a.cosited_v);
-  if (a.source == Source::kNV12) {
-    const uint8_t *p = a.planes[1];
-    const int64_t pitch = a.pitches[1];
-    resample<2> (
-        cx, cy,
-        [&] (int x, int yy, float v[2]) {
-          const uchar2 c = __ldg (reinterpret_cast<const uchar2 *> (p + yy * pitch) + x);
-          v[0] = float (c.x);
-          v[1] = float (c.y);
-        },
-        uv);
-  } else {
-    const uint8_t *pu = a.planes[1], *pv = a.planes[2];
-    const int64_t su = a.pitches[1], sv = a.pitches[2];
-    resample<2> (
-        cx, cy,
-        [&] (int x, int yy, float v[2]) {
-          v[0] = float (__ldg (pu + yy * su + x));
-          v[1] = float (__ldg (pv + yy * sv + x));
-        },
-        uv);
+};
+struct LumaAt {
+  const uint8_t *row;
+  __device__ __forceinline__ void operator() (int x, float v[1]) const { v[0] = float (__ldg (row + x)); }
+};
+struct Nv12At {
+  const uint8_t *row;
+  __device__ __forceinline__ void operator() (int x, float v[2]) const
+  {
+    const uchar2 c = __ldg (reinterpret_cast<const uchar2 *> (row) + x);
+    v[0] = float (c.x);
+    v[1] = float (c.y);
   }
-  const Colour &k = a.colour;
+};
+struct I420At {
+  const uint8_t *u, *v;
+  __device__ __forceinline__ void operator() (int x, float out[2]) const
+  {
+    out[0] = float (__ldg (u + x));
+    out[1] = float (__ldg (v + x));
+  }
+};
+
+__device__ __forceinline__ PackedAt packed_at (const Args &a, int y)
+{
+  return PackedAt{a.planes[0] + y * a.pitches[0], a.rgb_byte[0], a.rgb_byte[2]};
+}
+__device__ __forceinline__ LumaAt luma_at (const Args &a, int y)
+{
+  return LumaAt{a.planes[0] + y * a.pitches[0]};
+}
+
+/* Chroma row sums (U, V) of source chroma row y. */
+__device__ __forceinline__ void chroma_row_sum (const Args &a, const Taps &tx, int y, float uv[2])
+{
+  if (a.source == Source::kNV12)
+    row_sum<2> (tx, Nv12At{a.planes[1] + y * a.pitches[1]}, uv);
+  else
+    row_sum<2> (tx, I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}, uv);
+}
+
+__device__ __forceinline__ void yuv_to_rgb (const Colour &k, float y, const float uv[2], float rgb[3])
+{
   const float yy = k.ys * (y - k.yoff), u = uv[0] - 128.f, v = uv[1] - 128.f;
   rgb[0] = fminf (fmaxf (yy + k.crv * v, 0.f), 255.f);
   rgb[1] = fminf (fmaxf (yy - k.cgu * u - k.cgv * v, 0.f), 255.f);
   rgb[2] = fminf (fmaxf (yy + k.cbu * u, 0.f), 255.f);
 }
+
+/* Direct sampling of one output from its taps. */
+__device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const Taps &cx, const Taps &cy,
+                            float rgb[3])
+{
+  if (a.source == Source::kPacked) {
+    resample<3> (lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, rgb);
+    return;
+  }
+  float y, uv[2];
+  resample<1> (lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
+  if (a.source == Source::kNV12)
+    resample<2> (
+        cx, cy, [&] (int x, int yy, float v[2]) { Nv12At{a.planes[1] + yy * a.pitches[1]}(x, v); }, uv);
+  else
+    resample<2> (
+        cx, cy,
+        [&] (int x, int yy, float v[2]) {
+          I420At{a.planes[1] + yy * a.pitches[1], a.planes[2] + yy * a.pitches[2]}(x, v);
+        },
+        uv);
+  yuv_to_rgb (a.colour, y, uv, rgb);
+}
+
+/* Where the horizontal sums of one plane sit: slot s (a row of kTileW floats per channel) holds
+ * source row lo + s, for the rows from the tile's first tap to its last (with antialias the supports
+ * of neighbouring rows overlap, so nothing between is wasted). Tile row j's first tap is in slot
+ * base[j]. */
+struct SlotMap {
+  int n, lo;
+  int base[kMaxTileH];
+};
+
+__device__ SlotMap map_slots (const Taps *ty, int th)
+{
+  int lo = INT_MAX, hi = INT_MIN;
+  for (int j = 0; j < th; ++j)
+    if (ty[j].first <= ty[j].last) {
+      lo = min (lo, ty[j].first);
+      hi = max (hi, ty[j].last);
+    }
+  SlotMap m;
+  m.n = hi >= lo ? hi - lo + 1 : 0;
+  m.lo = lo;
+  for (int j = 0; j < kMaxTileH; ++j)
+    m.base[j] = j < th ? ty[j].first - lo : 0;
+  return m;
+}
+
+/* Vertical pass of one output from the horizontal sums h (slots of kTileW floats). */
+__device__ __forceinline__ float column_sum (const float *h, int base, const Taps &ty, const Taps &tx, int col)
+{
+  float acc = 0.f;
+  const float *p = h + col;
+  for (int y = ty.first; y <= ty.last; ++y)
+    acc += weight (ty, y) * p[(base + y - ty.first) * kTileW];
+  return acc * tx.inv_sum * ty.inv_sum;
+}
+
+struct Shared {
+  Taps lx[kTileW], cx[kTileW], ly[kMaxTileH], cy[kMaxTileH];
+  SlotMap ml, mc;
+  float h[kSlotRows * kTileW]; /* only Args::slot_rows rows are allocated */
+};
 
 /* One element's bits: FP16 as __float2half_rn, INT8 as round-half-even(value / scale) saturated,
  * the same rounding as tensor::float_to_half / quantize_int8 on the host. */
@@ -175,33 +343,19 @@ __device__ __forceinline__ uint32_t encode (float value, float int8_scale)
   return uint32_t (uint8_t (int8_t (min (max (q, -128), 127))));
 }
 
+/* The whole vector of output (ox, oy) of batch slot `batch`: channels e, zero pads. */
 template <tensor::Layout L, tensor::ElemType T>
-__global__ void __launch_bounds__ (256) preprocess_kernel (const __grid_constant__ Args a)
+__device__ __forceinline__ void store (const Args &a, int batch, int ox, int oy, const uint32_t e[3])
 {
-  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
-  const int oy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (ox >= a.vectors_per_row || oy >= a.dst.h)
-    return;
-  const detail::RoiPlan &r = a.plan.rois[blockIdx.z];
-
-  uint32_t e[3] = {0u, 0u, 0u}; /* encoded channels; stay zero in the row tail */
-  if (ox < a.dst.w) {
-    const int vx = ox + r.x.off, vy = oy + r.y.off;
-    float rgb[3];
-    if (vx < 0 || vx >= r.x.size || vy < 0 || vy >= r.y.size) {
-      for (int c = 0; c < 3; ++c)
-        rgb[c] = a.pad[c];
-    } else {
-      sample_rgb (a, r, vx, vy, rgb);
-    }
-    for (int c = 0; c < 3; ++c)
-      e[c] = encode<T> ((rgb[a.from[c]] / 255.f - a.mean[c]) / a.std[c], a.int8_scale);
-  }
-
-  uint8_t *base = a.dst_ptr + a.dst.offset (r.batch, 0, oy, ox);
+  constexpr int es = T == tensor::ElemType::kFp16 ? 2 : 1;
+  constexpr int lanes = L == tensor::Layout::kChw16 ? 16
+                        : L == tensor::Layout::kChw32 ? 32
+                        : L == tensor::Layout::kDlaHwc4 ? 4
+                                                        : 1;
+  uint8_t *base = a.dst_ptr + batch * a.dst.batch_stride + oy * a.dst.row_stride + int64_t (ox) * (lanes * es);
   if (L == tensor::Layout::kDlaLinear) {
     for (int c = 0; c < 3; ++c) {
-      uint8_t *p = a.dst_ptr + a.dst.offset (r.batch, c, oy, ox);
+      uint8_t *p = base + c * a.dst.plane_stride;
       if (T == tensor::ElemType::kFp16)
         *reinterpret_cast<uint16_t *> (p) = uint16_t (e[c]);
       else
@@ -221,6 +375,154 @@ __global__ void __launch_bounds__ (256) preprocess_kernel (const __grid_constant
   }
 }
 
+/* Runs body (thread index) on every thread of the block (on the CPU: one after the other). The
+ * code between phases runs on every thread alike and must not depend on the thread. */
+template <typename Body>
+__device__ __forceinline__ void each_thread (Body body)
+{
+#ifdef PREPROCESS_EMULATE
+  for (threadIdx.y = 0; threadIdx.y < blockDim.y; ++threadIdx.y)
+    for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x)
+      body (int (threadIdx.y * blockDim.x + threadIdx.x));
+#else
+  body (int (threadIdx.y * blockDim.x + threadIdx.x));
+#endif
+}
+
+__device__ __forceinline__ void block_sync ()
+{
+#ifndef PREPROCESS_EMULATE
+  __syncthreads ();
+#endif
+}
+
+template <tensor::Layout L, tensor::ElemType T>
+__device__ void run_block (const Args &a, Shared &s)
+{
+  const detail::RoiPlan &r = a.plan.rois[blockIdx.z];
+  const int th = a.tile_h;
+  const int ox0 = int (blockIdx.x) * kTileW, oy0 = int (blockIdx.y) * th;
+  const bool yuv = a.source != Source::kPacked;
+  const int nthreads = int (blockDim.x * blockDim.y);
+
+  /* 1. Taps of the tile's columns and rows, one per thread. */
+  each_thread ([&] (int t) {
+    if (t < 2 * kTileW) {
+      const int col = t % kTileW, ox = ox0 + col, vx = ox + r.x.off;
+      const bool in = ox < a.dst.w && vx >= 0 && vx < r.x.size;
+      if (t < kTileW)
+        s.lx[col] = in ? luma_taps (r.x, vx, a.antialias) : no_taps ();
+      else if (yuv)
+        s.cx[col] = in ? chroma_taps (r.x, vx, a.antialias, a.cosited_h) : no_taps ();
+    } else if (t >= 2 * kTileW && t < 2 * kTileW + 2 * kMaxTileH) {
+      const int j = (t - 2 * kTileW) % kMaxTileH, oy = oy0 + j, vy = oy + r.y.off;
+      if (j >= th)
+        return;
+      const bool in = oy < a.dst.h && vy >= 0 && vy < r.y.size;
+      if (t < 2 * kTileW + kMaxTileH)
+        s.ly[j] = in ? luma_taps (r.y, vy, a.antialias) : no_taps ();
+      else if (yuv)
+        s.cy[j] = in ? chroma_taps (r.y, vy, a.antialias, a.cosited_v) : no_taps ();
+    }
+  });
+  block_sync ();
+
+  /* 2. Antialias downscale: horizontal pass shared by the tile (when its rows fit). */
+  bool separable = false;
+  const int nl = yuv ? 1 : 3; /* channels of plane 0 */
+  if (a.slot_rows > 0 && a.antialias && (r.x.len > r.x.size || r.y.len > r.y.size)) {
+    each_thread ([&] (int t) {
+      if (t == 0)
+        s.ml = map_slots (s.ly, th);
+      else if (t == 1 && yuv)
+        s.mc = map_slots (s.cy, th);
+      else if (t == 1)
+        s.mc.n = 0;
+    });
+    block_sync ();
+    separable = nl * s.ml.n + 2 * s.mc.n <= a.slot_rows;
+  }
+  if (separable) {
+    const int nsl = s.ml.n, nsc = s.mc.n;
+    const int items = (nsl + nsc) * kTileW;
+    each_thread ([&] (int t) {
+      for (int i = t; i < items; i += nthreads) {
+        const int col = i % kTileW, slot = i / kTileW;
+        if (slot < nsl) {
+          const Taps &tx = s.lx[col];
+          if (tx.first > tx.last)
+            continue;
+          const int y = s.ml.lo + slot;
+          float v[3];
+          if (yuv)
+            row_sum<1> (tx, luma_at (a, y), v);
+          else
+            row_sum<3> (tx, packed_at (a, y), v);
+          for (int c = 0; c < nl; ++c)
+            s.h[(c * nsl + slot) * kTileW + col] = v[c];
+        } else {
+          const Taps &tx = s.cx[col];
+          if (tx.first > tx.last)
+            continue;
+          const int cs = slot - nsl;
+          float uv[2];
+          chroma_row_sum (a, tx, s.mc.lo + cs, uv);
+          s.h[(nsl + cs) * kTileW + col] = uv[0];
+          s.h[(nsl + nsc + cs) * kTileW + col] = uv[1];
+        }
+      }
+    });
+    block_sync ();
+  }
+
+  /* 3. One output per thread: vertical pass (or direct sampling), colour, encode, store. */
+  each_thread ([&] (int t) {
+    if (t >= kTileW * th)
+      return;
+    const int col = t % kTileW, j = t / kTileW, ox = ox0 + col, oy = oy0 + j;
+    if (ox >= a.vectors_per_row || oy >= a.dst.h)
+      return;
+    uint32_t e[3] = {0u, 0u, 0u}; /* encoded channels; stay zero in the row tail */
+    if (ox < a.dst.w) {
+      const int vx = ox + r.x.off, vy = oy + r.y.off;
+      float rgb[3];
+      if (vx < 0 || vx >= r.x.size || vy < 0 || vy >= r.y.size) {
+        for (int c = 0; c < 3; ++c)
+          rgb[c] = a.pad[c];
+      } else if (separable) {
+        const Taps &lx = s.lx[col], &ly = s.ly[j];
+        const int nsl = s.ml.n, bl = s.ml.base[j];
+        if (!yuv) {
+          for (int c = 0; c < 3; ++c)
+            rgb[c] = column_sum (s.h + c * nsl * kTileW, bl, ly, lx, col);
+        } else {
+          const Taps &cx = s.cx[col], &cy = s.cy[j];
+          const int nsc = s.mc.n, bc = s.mc.base[j];
+          const float y = column_sum (s.h, bl, ly, lx, col);
+          float uv[2];
+          uv[0] = column_sum (s.h + nsl * kTileW, bc, cy, cx, col);
+          uv[1] = column_sum (s.h + (nsl + nsc) * kTileW, bc, cy, cx, col);
+          yuv_to_rgb (a.colour, y, uv, rgb);
+        }
+      } else {
+        sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+      }
+      for (int c = 0; c < 3; ++c)
+        e[c] = encode<T> ((rgb[a.from[c]] / 255.f - a.mean[c]) / a.std[c], a.int8_scale);
+    }
+    store<L, T> (a, r.batch, ox, oy, e);
+  });
+}
+
+#ifndef PREPROCESS_EMULATE
+template <tensor::Layout L, tensor::ElemType T>
+__global__ void __launch_bounds__ (kThreads) preprocess_kernel (const __grid_constant__ Args a)
+{
+  extern __shared__ float4 smem[];
+  run_block<L, T> (a, *reinterpret_cast<Shared *> (smem));
+}
+#endif
+
 Colour make_colour (Matrix m, Range range)
 {
   const double kr = m == Matrix::kBT601 ? 0.299 : m == Matrix::kBT709 ? 0.2126 : 0.2627;
@@ -239,13 +541,16 @@ Colour make_colour (Matrix m, Range range)
 }
 
 template <tensor::Layout L, tensor::ElemType T>
-void start (const Args &a, dim3 grid, dim3 block, cudaStream_t stream)
+void start (const Args &a, dim3 grid, dim3 block, size_t smem, cudaStream_t stream)
 {
 #ifdef PREPROCESS_EMULATE
   (void)stream;
-  emulate_grid (grid, block, [&] { preprocess_kernel<L, T> (a); });
+  (void)smem;
+  Shared *s = new Shared;
+  emulate_blocks (grid, block, [&] { run_block<L, T> (a, *s); });
+  delete s;
 #else
-  preprocess_kernel<L, T><<<grid, block, 0, stream>>> (a);
+  preprocess_kernel<L, T><<<grid, block, smem, stream>>> (a);
 #endif
 }
 
@@ -284,8 +589,18 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   }
   a.int8_scale = p.int8_scale;
 
-  const dim3 block (32, 8);
-  const dim3 grid (unsigned ((a.vectors_per_row + 31) / 32), unsigned ((dst.h + 7) / 8),
+  /* Antialias with a downscale on some axis: tiles of 4 rows (more blocks in flight) and shared
+   * memory for the separable pass. Otherwise tiles of 8 rows and only the taps in shared memory. */
+  bool wide = false;
+  for (int i = 0; i < a.plan.n_rois; ++i) {
+    const detail::RoiPlan &r = a.plan.rois[i];
+    wide = wide || (p.antialias && (r.x.len > r.x.size || r.y.len > r.y.size));
+  }
+  a.tile_h = wide ? 4 : kMaxTileH;
+  a.slot_rows = wide ? kSlotRows : 0;
+  const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);
+  const dim3 block (kTileW, kThreads / kTileW);
+  const dim3 grid (unsigned ((a.vectors_per_row + kTileW - 1) / kTileW), unsigned ((dst.h + a.tile_h - 1) / a.tile_h),
                    unsigned (a.plan.n_rois));
   cudaStream_t st = static_cast<cudaStream_t> (stream);
   using tensor::ElemType;
@@ -293,18 +608,18 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   const bool fp16 = dst.type == ElemType::kFp16;
   switch (dst.layout) {
     case Layout::kChw16:
-      start<Layout::kChw16, ElemType::kFp16> (a, grid, block, st);
+      start<Layout::kChw16, ElemType::kFp16> (a, grid, block, smem, st);
       break;
     case Layout::kChw32:
-      start<Layout::kChw32, ElemType::kInt8> (a, grid, block, st);
+      start<Layout::kChw32, ElemType::kInt8> (a, grid, block, smem, st);
       break;
     case Layout::kDlaLinear:
-      fp16 ? start<Layout::kDlaLinear, ElemType::kFp16> (a, grid, block, st)
-           : start<Layout::kDlaLinear, ElemType::kInt8> (a, grid, block, st);
+      fp16 ? start<Layout::kDlaLinear, ElemType::kFp16> (a, grid, block, smem, st)
+           : start<Layout::kDlaLinear, ElemType::kInt8> (a, grid, block, smem, st);
       break;
     case Layout::kDlaHwc4:
-      fp16 ? start<Layout::kDlaHwc4, ElemType::kFp16> (a, grid, block, st)
-           : start<Layout::kDlaHwc4, ElemType::kInt8> (a, grid, block, st);
+      fp16 ? start<Layout::kDlaHwc4, ElemType::kFp16> (a, grid, block, smem, st)
+           : start<Layout::kDlaHwc4, ElemType::kInt8> (a, grid, block, smem, st);
       break;
   }
   const cudaError_t e = cudaGetLastError ();

@@ -30,9 +30,7 @@ bool have_element (const char *factory)
 std::vector<Result> results_of (GstBuffer *buf)
 {
   std::vector<Result> out;
-  const GType api = g_type_from_name ("GstDlaClassificationMetaAPI");
-  if (!api)
-    return out;
+  const GType api = GST_DLA_CLASSIFICATION_META_API_TYPE;
   gpointer state = nullptr;
   while (GstMeta *meta = gst_buffer_iterate_meta_filtered (buf, &state, api)) {
     const auto *m = reinterpret_cast<const GstDlaClassificationMeta *> (meta);
@@ -40,6 +38,8 @@ std::vector<Result> results_of (GstBuffer *buf)
     r.found = true;
     r.element = m->element ? g_quark_to_string (m->element) : "";
     r.backend = m->backend ? g_quark_to_string (m->backend) : "";
+    r.carried = m->carried;
+    r.age = m->age;
     for (guint i = 0; i < m->n_results; ++i) {
       r.ids.push_back (m->results[i].class_id);
       r.labels.push_back (g_quark_to_string (m->results[i].label));

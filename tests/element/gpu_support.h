@@ -25,13 +25,15 @@ inline std::string labels_of (const std::string &name) { return dlainfer_test::t
 std::string swdla_missing ();
 bool have_element (const char *factory);
 
-/* One classification meta as plain values (the test links no copy of the meta's code: the type
- * is looked up by name, as registered by the plugin). */
+/* One classification meta as plain values (read through the public meta library, which the
+ * plugin links too: one meta type in the process). */
 struct Result {
   std::string element, backend;
   std::vector<int> ids;
   std::vector<std::string> labels;
   std::vector<float> confidences;
+  bool carried = false;
+  unsigned age = 0;
   bool found = false;
 };
 std::vector<Result> results_of (GstBuffer *buf);

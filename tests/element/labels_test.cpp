@@ -41,6 +41,20 @@ TEST (Labels, Utf8Kept)
   EXPECT_EQ (parse_ok ("caf\xC3\xA9\n\xE7\x8C\xAB\n"), (std::vector<std::string> {"caf\xC3\xA9", "\xE7\x8C\xAB"}));
 }
 
+/* Latin-1 (or any non-UTF-8 byte sequence) is refused naming the line and how to convert it. */
+TEST (Labels, InvalidUtf8Refused)
+{
+  for (const std::string &bad : {std::string ("ok\ncaf\xE9\n"), std::string ("ok\n\xC3\n"),
+           std::string ("ok\n\xC0\xAF\n"), std::string ("ok\n\xED\xA0\x80\n")}) {
+    std::vector<std::string> out;
+    std::string why;
+    EXPECT_FALSE (labels::parse (bad, &out, &why));
+    EXPECT_NE (why.find ("line 2 is not valid UTF-8"), std::string::npos) << why;
+    EXPECT_NE (why.find ("iconv"), std::string::npos) << why;
+  }
+  EXPECT_EQ (parse_ok ("\xF0\x9F\x90\x88\n"), (std::vector<std::string> {"\xF0\x9F\x90\x88"})) << "4-byte UTF-8";
+}
+
 TEST (Labels, DeepStreamLineRefusedWithConversion)
 {
   std::vector<std::string> out;

@@ -1,7 +1,9 @@
 /* Just enough of CUDA to run kernels/preprocess.cu's kernel on the CPU, one thread at a time, so
  * CPU-only CI checks the kernel's arithmetic and indexing against the reference (the `unit` test
- * preprocess-emulated). Device memory is host memory here. Not a CUDA model: no concurrency, no
- * shared memory; only what preprocess.cu and preprocess_gpu_test.cpp use. */
+ * preprocess-emulated). Device memory is host memory here. Not a CUDA model: no concurrency; a
+ * kernel that shares memory between its threads runs one block at a time (emulate_blocks), its
+ * phases looping over the block's threads themselves; only what preprocess.cu and
+ * preprocess_gpu_test.cpp use. */
 #pragma once
 
 #include <algorithm>
@@ -79,6 +81,20 @@ void emulate_grid (dim3 grid, dim3 block, Body body)
           for (threadIdx.y = 0; threadIdx.y < block.y; ++threadIdx.y)
             for (threadIdx.x = 0; threadIdx.x < block.x; ++threadIdx.x)
               body ();
+}
+
+/* Runs `body` once per block of the grid, in order; the body runs the block's threads itself (by
+ * setting threadIdx), phase after phase, which stands for __syncthreads between the phases. */
+template <typename Body>
+void emulate_blocks (dim3 grid, dim3 block, Body body)
+{
+  gridDim = grid;
+  blockDim = block;
+  threadIdx = dim3 (0, 0, 0);
+  for (blockIdx.z = 0; blockIdx.z < grid.z; ++blockIdx.z)
+    for (blockIdx.y = 0; blockIdx.y < grid.y; ++blockIdx.y)
+      for (blockIdx.x = 0; blockIdx.x < grid.x; ++blockIdx.x)
+        body ();
 }
 
 typedef void *cudaStream_t;

@@ -1,0 +1,33 @@
+/* gst-dlainfer: what the open model is, for the `model-info` property and the INFO log at start:
+ * every tensor's name, dims, layout, type, size and raw cuDLA descriptor, and where it runs. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <string>
+#include <vector>
+
+#include "descriptor_map.h"
+
+namespace dlainfer {
+
+struct ModelDescription {
+  std::string model;         /* the loadable's path */
+  std::string backend;       /* "dla" or "swdla" */
+  std::string cudla_version; /* the cuDLA library's version */
+  std::string library;       /* the cuDLA library's path */
+  std::string description;   /* dla::Engine::describe (): the same as one text */
+  int dla_core = 0;
+  int cuda_device = 0;
+  int classes = 0;
+  int labels = 0; /* labels read from the labels file (0: class index names) */
+  const std::vector<dla::TensorInfo> *inputs = nullptr;
+  const std::vector<dla::TensorInfo> *outputs = nullptr;
+};
+
+/* "dlainfer-model-info": model, backend, cudla-version, library, dla-core, cuda-device, classes,
+ * labels, description (strings/ints), and inputs, outputs: arrays of "tensor" structures with
+ * name, layout, type, n, c, h, w, size, row-stride, plane-stride, batch-stride, reading, raw. */
+GstStructure *model_info_structure (const ModelDescription &d);
+
+}  // namespace dlainfer

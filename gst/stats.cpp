@@ -1,0 +1,72 @@
+#include "stats.h"
+
+namespace dlainfer {
+
+void Stats::Timing::add (float ms)
+{
+  if (!(ms >= 0.f))
+    return;
+  sum += ms;
+  if (ms > max)
+    max = ms;
+  ++count;
+}
+
+void Stats::reset ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  frames_ = inferences_ = skipped_ = errors_ = 0;
+  preprocess_ = dla_ = postprocess_ = total_ = Timing ();
+}
+
+void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  ++frames_;
+  ++inferences_;
+  preprocess_.add (preprocess_ms);
+  dla_.add (dla_ms);
+  postprocess_.add (postprocess_ms);
+  total_.add (total_ms);
+}
+
+void Stats::skipped ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  ++frames_;
+  ++skipped_;
+}
+
+void Stats::failed ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  ++frames_;
+  ++errors_;
+}
+
+GstStructure *Stats::to_structure () const
+{
+  uint64_t frames, inferences, skipped, errors;
+  Timing t[4];
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    frames = frames_;
+    inferences = inferences_;
+    skipped = skipped_;
+    errors = errors_;
+    t[0] = preprocess_;
+    t[1] = dla_;
+    t[2] = postprocess_;
+    t[3] = total_;
+  }
+  GstStructure *s = gst_structure_new ("dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences",
+      G_TYPE_UINT64, guint64 (inferences), "skipped", G_TYPE_UINT64, guint64 (skipped), "errors", G_TYPE_UINT64,
+      guint64 (errors), nullptr);
+  static const char *const names[4][2] = {{"preprocess-mean-ms", "preprocess-max-ms"}, {"dla-mean-ms", "dla-max-ms"},
+      {"postprocess-mean-ms", "postprocess-max-ms"}, {"total-mean-ms", "total-max-ms"}};
+  for (int i = 0; i < 4; ++i)
+    gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max, nullptr);
+  return s;
+}
+
+}  // namespace dlainfer

@@ -1,0 +1,243 @@
+/* dlainfer-demo: the program behind pipelines/demo.sh (the README's first command).
+ *
+ *   videotestsrc (solid colours, cycling) ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)
+ *     ! dlainfer ! cudadownload ! textoverlay ! videoconvert ! pngenc ! multifilesink
+ *
+ * Prints one line per frame (label, confidence, backend) read from the GstDlaClassificationMeta on
+ * dlainfer's output, writes the label onto the picture with textoverlay (its "text" property is set
+ * from the result of the very frame it draws on: everything runs in one streaming thread) and keeps
+ * the first frame of each colour as a PNG. With --expect-colours (the colours model) each label is
+ * checked against the colour that was painted, and the exit status says whether all matched.
+ *
+ * Exit: 0 all frames classified (and as expected), 1 a mismatch or a pipeline error, 2 bad usage,
+ * 3 no CUDA device (one line). */
+#include <gst/gst.h>
+
+#include <cstdio>
+#include <string>
+
+#include "gstdlameta.h"
+#include "primary_context.h"
+
+namespace {
+
+struct Colour {
+  const char *name;
+  guint32 argb;
+};
+constexpr Colour kColours[] = {{"black", 0xff000000}, {"white", 0xffffffff}, {"red", 0xffff0000},
+    {"green", 0xff00ff00}, {"blue", 0xff0000ff}, {"yellow", 0xffffff00}, {"cyan", 0xff00ffff},
+    {"magenta", 0xffff00ff}};
+constexpr int kNumColours = 8;
+
+struct Demo {
+  GstElement *src = nullptr;
+  GstElement *overlay = nullptr; /* nullptr without PNG output */
+  int per_colour = 4;
+  bool expect = false;
+  std::string png_dir;
+  guint64 painted = 0;    /* frames that left videotestsrc */
+  guint64 classified = 0; /* frames seen after dlainfer */
+  guint64 as_expected = 0, without_meta = 0;
+  bool keep_current = false;
+  int pngs = 0;
+  std::string backend;
+};
+
+const Colour &colour_of (const Demo &d, guint64 frame) { return kColours[(frame / d.per_colour) % kNumColours]; }
+
+/* videotestsrc's src pad: buffer n has just been painted; paint n + 1 in its colour. The source's
+ * loop creates the next frame only after this returns, in this thread, so there is no race. */
+GstPadProbeReturn on_painted (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *d = static_cast<Demo *> (data);
+  ++d->painted;
+  g_object_set (d->src, "foreground-color", colour_of (*d, d->painted).argb, nullptr);
+  return GST_PAD_PROBE_OK;
+}
+
+/* dlainfer's src pad: the result of this frame. */
+GstPadProbeReturn on_classified (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *d = static_cast<Demo *> (data);
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  const guint64 n = d->classified++;
+  const Colour &painted = colour_of (*d, n);
+  const GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (buf);
+  std::string label = "(none)";
+  float confidence = 0.f;
+  if (m && m->n_results > 0) {
+    label = g_quark_to_string (m->results[0].label);
+    confidence = m->results[0].confidence;
+    d->backend = m->backend ? g_quark_to_string (m->backend) : "?";
+  } else {
+    ++d->without_meta;
+  }
+  std::printf ("frame %4" G_GUINT64_FORMAT "  %-10s %.3f", n, label.c_str (), confidence);
+  if (d->expect) {
+    const bool ok = label == painted.name;
+    d->as_expected += ok;
+    std::printf ("  painted %-8s %s", painted.name, ok ? "ok" : "MISMATCH");
+  }
+  std::printf ("  [%s]\n", m ? d->backend.c_str () : "no result");
+  std::fflush (stdout);
+
+  d->keep_current = d->overlay && n % d->per_colour == 0 && n / d->per_colour < kNumColours;
+  if (d->keep_current) {
+    gchar *text = g_strdup_printf ("%s  %.2f  (%s)", label.c_str (), confidence, d->backend.c_str ());
+    g_object_set (d->overlay, "text", text, nullptr);
+    std::printf ("png   %s/frame-%02d.png: \"%s\"\n", d->png_dir.c_str (), d->pngs, text);
+    g_free (text);
+    ++d->pngs;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* textoverlay's sink pad: only the frames chosen above go on to the PNG encoder. */
+GstPadProbeReturn on_overlay_input (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  return static_cast<Demo *> (data)->keep_current ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP;
+}
+
+bool have (const char *factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+void add_probe (GstElement *pipeline, const char *element, const char *pad, GstPadProbeCallback cb, Demo *d)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), element);
+  GstPad *p = gst_element_get_static_pad (e, pad);
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, d, nullptr);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  gchar *model = nullptr, *labels = nullptr, *png_dir = nullptr;
+  gchar **sets = nullptr;
+  gint frames = 32, per_colour = 4, width = 640, height = 360;
+  gboolean expect = FALSE;
+  const GOptionEntry entries[] = {
+      {"model", 'm', 0, G_OPTION_ARG_FILENAME, &model, "cuDLA loadable (or swdla model)", "FILE"},
+      {"labels", 'l', 0, G_OPTION_ARG_FILENAME, &labels, "labels file", "FILE"},
+      {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "frames to run (default 32)", "N"},
+      {"per-colour", 0, 0, G_OPTION_ARG_INT, &per_colour, "frames per colour (default 4)", "N"},
+      {"size", 0, 0, G_OPTION_ARG_INT, &width, "frame width (height = width * 9 / 16; default 640)", "W"},
+      {"png-dir", 0, 0, G_OPTION_ARG_FILENAME, &png_dir, "write the first frame of each colour as a PNG here", "DIR"},
+      {"expect-colours", 0, 0, G_OPTION_ARG_NONE, &expect, "check each label against the painted colour",
+       nullptr},
+      {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "another dlainfer property (repeatable)", "PROP=VALUE"},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+  GOptionContext *opts = g_option_context_new ("- classify cycling solid colours with dlainfer");
+  g_option_context_add_main_entries (opts, entries, nullptr);
+  g_option_context_add_group (opts, gst_init_get_option_group ());
+  GError *err = nullptr;
+  const bool parsed = g_option_context_parse (opts, &argc, &argv, &err);
+  g_option_context_free (opts);
+  if (!parsed || !model || frames < 1 || per_colour < 1 || width < 16) {
+    std::fprintf (stderr, "dlainfer-demo: %s\n", err ? err->message : "--model FILE is required (see --help)");
+    g_clear_error (&err);
+    return 2;
+  }
+  height = width * 9 / 16 / 2 * 2;
+
+  /* Without a CUDA device nothing below can work: say so in one line. */
+  std::string why;
+  if (dla::cuda_device_count (&why) == 0) {
+    std::printf ("dlainfer-demo: needs a CUDA device, and this machine has none (%s)\n", why.c_str ());
+    return 3;
+  }
+  gst_init (&argc, &argv);
+
+  Demo d;
+  d.per_colour = per_colour;
+  d.expect = expect;
+  const bool png = png_dir && have ("textoverlay") && have ("pngenc") && have ("multifilesink");
+  if (png_dir && !png)
+    std::printf ("dlainfer-demo: no PNG frames: textoverlay, pngenc or multifilesink is missing "
+                 "(gstreamer1.0-x, gstreamer1.0-plugins-good)\n");
+  std::string tail = "fakesink";
+  if (png) {
+    d.png_dir = png_dir;
+    g_mkdir_with_parents (png_dir, 0755);
+    gchar *loc = g_build_filename (png_dir, "frame-%02d.png", nullptr);
+    tail = std::string ("cudadownload ! textoverlay name=overlay font-desc=\"Sans Bold 28\" valignment=top "
+                        "halignment=left shaded-background=true ! videoconvert ! pngenc ! multifilesink location=\"")
+        + loc + "\"";
+    g_free (loc);
+  }
+  gchar *desc = g_strdup_printf ("videotestsrc name=src pattern=solid-color num-buffers=%d foreground-color=%u "
+                                 "! video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 "
+                                 "! cudaupload ! video/x-raw(memory:CUDAMemory) "
+                                 "! dlainfer name=infer model=\"%s\" %s%s%s ! %s",
+      frames, kColours[0].argb, width, height, model, labels ? "labels=\"" : "", labels ? labels : "",
+      labels ? "\"" : "", tail.c_str ());
+  GstElement *pipeline = gst_parse_launch (desc, &err);
+  if (!pipeline || err) {
+    std::fprintf (stderr, "dlainfer-demo: cannot build the pipeline: %s\n  %s\n", err ? err->message : "?", desc);
+    return 1;
+  }
+  g_free (desc);
+  d.src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  if (png)
+    d.overlay = gst_bin_get_by_name (GST_BIN (pipeline), "overlay");
+  GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer");
+  for (gchar **s = sets; s && *s; ++s) {
+    gchar **kv = g_strsplit (*s, "=", 2);
+    if (kv[0] && kv[1])
+      gst_util_set_object_arg (G_OBJECT (infer), kv[0], kv[1]);
+    g_strfreev (kv);
+  }
+  gst_object_unref (infer);
+  add_probe (pipeline, "src", "src", on_painted, &d);
+  add_probe (pipeline, "infer", "src", on_classified, &d);
+  if (png)
+    add_probe (pipeline, "overlay", "video_sink", on_overlay_input, &d);
+
+  int rc = 0;
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    std::printf ("dlainfer-demo: error from %s: %s (%s)\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
+        dbg ? dbg : "");
+    g_clear_error (&err);
+    g_free (dbg);
+    rc = 1;
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  std::printf ("summary: %" G_GUINT64_FORMAT " of %d frames classified", d.classified, frames);
+  if (expect)
+    std::printf (", %" G_GUINT64_FORMAT " labelled as painted", d.as_expected);
+  std::printf (", backend %s", d.backend.empty () ? "none" : d.backend.c_str ());
+  if (png)
+    std::printf (", %d PNG frames in %s", d.pngs, d.png_dir.c_str ());
+  std::printf ("\n");
+  if (d.backend == "swdla")
+    std::printf ("note: swdla is a software DLA for tests: these results come from the GPU, not from a DLA\n");
+  if (d.classified != guint64 (frames) || d.without_meta > 0 || (expect && d.as_expected != d.classified))
+    rc = rc ? rc : 1;
+
+  gst_object_unref (d.src);
+  if (d.overlay)
+    gst_object_unref (d.overlay);
+  gst_object_unref (pipeline);
+  g_free (model);
+  g_free (labels);
+  g_free (png_dir);
+  g_strfreev (sets);
+  return rc;
+}

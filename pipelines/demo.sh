@@ -1,0 +1,64 @@
+#!/bin/bash
+# demo.sh — the README's first command:   sudo bash pipelines/demo.sh
+#
+# Installs what is missing (.ci/install-deps.sh, apt-get), builds what the demo needs into build/,
+# checks for a CUDA device (one line and exit 3 without one), then runs pipelines/demo.cpp:
+#
+#   videotestsrc (8 solid colours, cycling) ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)
+#     ! dlainfer ! cudadownload ! textoverlay ! videoconvert ! pngenc ! multifilesink
+#
+# One line per frame (label, confidence, backend) and the first frame of each colour as a PNG with
+# its label drawn on it (build/demo-frames/frame-NN.png).
+#
+# Default (any CUDA GPU): the `colours` model on swdla, the software DLA of tests/swdla, which runs
+# the model with CUDA kernels: its answers come from the GPU, not from a DLA. Every label is checked
+# against the colour painted (exit 1 on a mismatch).
+# On a Jetson, with a loadable:  sudo MODEL=net.loadable LABELS=labels.txt bash pipelines/demo.sh
+# runs on the real DLA through JetPack's libcudla.so.1 (optional MEAN="<...>" STD="<...>"
+# DLA_CORE=1 for the model's normalisation and the second core).
+#
+# Environment: FRAMES (32), PER_COLOUR (4), PNG_DIR (build/demo-frames), BUILD_DIR (build),
+# DEMO_SKIP_SETUP=1 (no install, no build: for machines without package access, and the tests).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+BUILD=$(realpath -m "${BUILD_DIR:-build}")
+
+if [ "${DEMO_SKIP_SETUP:-0}" != 1 ]; then
+  bash .ci/install-deps.sh
+  export PATH=/usr/local/cuda/bin:$PATH
+  mkdir -p "$BUILD"
+  log=$BUILD/demo-build.log
+  echo "demo: building into ${BUILD_DIR:-build} (log: $log)"
+  targets=(gst/libgstdlainfer.so pipelines/dlainfer-demo pipelines/cuda-probe)
+  [ -n "${MODEL:-}" ] || targets+=(tests/swdla/libcudla.so.1 tests/swdla/swdla-models.stamp)
+  if ! { [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD"; } >"$log" 2>&1 \
+     || ! ninja -C "$BUILD" "${targets[@]}" >>"$log" 2>&1; then
+    tail -n 30 "$log"
+    echo "demo: the build failed (full log: $log)"
+    exit 1
+  fi
+fi
+
+for f in "$BUILD/pipelines/cuda-probe" "$BUILD/pipelines/dlainfer-demo"; do
+  [ -x "$f" ] || { echo "demo: $f is missing: build first (meson setup $BUILD && ninja -C $BUILD)"; exit 1; }
+done
+# (A GPU-host bundle built in another C library's root runs binaries through its loader.)
+run=${BUNDLE_EXE_WRAPPER:-}
+probe=$($run "$BUILD/pipelines/cuda-probe" 2>&1) || { echo "demo: needs a CUDA device: ${probe#no CUDA device: }"; exit 3; }
+
+export GST_PLUGIN_PATH_1_0=$BUILD/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
+args=(--frames "${FRAMES:-32}" --per-colour "${PER_COLOUR:-4}" --png-dir "${PNG_DIR:-$BUILD/demo-frames}")
+if [ -n "${MODEL:-}" ]; then
+  args+=(--model "$MODEL")
+  [ -z "${LABELS:-}" ] || args+=(--labels "$LABELS")
+  [ -z "${MEAN:-}" ] || args+=(--set "mean=$MEAN")
+  [ -z "${STD:-}" ] || args+=(--set "std=$STD")
+  echo "demo: $MODEL on DLA core ${DLA_CORE:-0} (${DLAINFER_CUDLA_LIBRARY:-libcudla.so.1 from JetPack})"
+else
+  data=$BUILD/tests/data
+  export DLAINFER_CUDLA_LIBRARY=${DLAINFER_CUDLA_LIBRARY:-$BUILD/tests/swdla/libcudla.so.1}
+  args+=(--model "$data/colours.swdla" --labels "$data/colours.labels" --expect-colours)
+  echo "demo: the colours model on swdla (software DLA on the GPU: not hardware results)"
+fi
+args+=(--set "dla-core=${DLA_CORE:-0}")
+exec $run "$BUILD/pipelines/dlainfer-demo" "${args[@]}"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# jetson-camera.sh — Jetson AGX Orin: a CSI camera (nvarguscamerasrc) classified live on the DLA.
+#
+#   nvarguscamerasrc ! video/x-raw(memory:NVMM),width=1920,height=1080,framerate=30/1,format=NV12
+#     ! nvvidconv ! video/x-raw,format=NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)
+#     ! dlainfer ! fakesink
+#
+# Shows: a live source at 30 fps (the DLA answers well within a frame period, so no frame is dropped
+# and sink synchronisation stays on); the result of each frame is printed (-m with post-messages,
+# otherwise the meta's name with -v). FRAMES (default 300) frames, then end of stream (-e).
+#
+#   MODEL=net.loadable LABELS=labels.txt [SENSOR_ID=0] [DLA_CORE=1] bash pipelines/jetson-camera.sh
+#
+# DRY_RUN=1: on any CUDA machine, a live videotestsrc stands in for nvarguscamerasrc and identity for
+# nvvidconv, with the colours model on swdla (how the script is tested; not run on a Jetson here).
+# DRY_RUN=print: print the pipeline only.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+FRAMES=${FRAMES:-300}
+if [ "$DRY_RUN" = 1 ]; then
+  use_model
+  head=(videotestsrc is-live=true "num-buffers=$FRAMES" "pattern=${PATTERN:-blue}"
+        ! video/x-raw,width=1920,height=1080,framerate=30/1,format=NV12 ! identity name=nvvidconv-standin)
+else
+  [ -n "${MODEL:-}" ] || { echo "jetson-camera.sh: set MODEL to a cuDLA loadable (pipelines/build-loadable.sh)" >&2; exit 2; }
+  head=(nvarguscamerasrc "sensor-id=${SENSOR_ID:-0}" "num-buffers=$FRAMES"
+        ! 'video/x-raw(memory:NVMM),width=1920,height=1080,framerate=30/1,format=NV12' ! nvvidconv)
+fi
+infer_element
+run_pipeline "${head[@]}" ! video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' \
+  ! "${INFER[@]}" ! fakesink

@@ -1,0 +1,33 @@
+#!/bin/bash
+# jetson-file.sh CLIP.mp4 — Jetson AGX Orin: an H.264 file through the hardware decoder into dlainfer.
+#
+#   filesrc ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! video/x-raw,format=NV12
+#     ! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer ! fakesink
+#
+# Shows: NVDEC decodes into NVMM buffers, nvvidconv hands them over as NV12 (on Orin host and GPU
+# share DRAM, so cudaupload's copy is one DRAM pass), dlainfer preprocesses with one CUDA kernel
+# and classifies each frame on DLA core DLA_CORE; the result of every frame is printed
+# (gst-launch-1.0 -m with post-messages=true, or the meta's name with -v).
+#
+#   MODEL=net.loadable LABELS=labels.txt [MEAN="<0.485,0.456,0.406>" STD="<0.229,0.224,0.225>"]
+#   [DLA_CORE=1] bash pipelines/jetson-file.sh clip.mp4
+#
+# DRY_RUN=1: on any CUDA machine, videotestsrc stands in for filesrc..nvv4l2decoder and identity for
+# nvvidconv, with the colours model on swdla; the rest of the pipeline is unchanged. (This is how the
+# script is tested; it was not run on a Jetson here.) DRY_RUN=print: print the pipeline only.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+FRAMES=${FRAMES:-60}
+if [ "$DRY_RUN" = 1 ]; then
+  use_model
+  head=(videotestsrc "num-buffers=$FRAMES" "pattern=${PATTERN:-green}" ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1
+        ! identity name=nvv4l2decoder-standin ! identity name=nvvidconv-standin)
+else
+  [ "$DRY_RUN" != print ] || set -- "${1:-CLIP.mp4}"
+  clip=${1:?usage: MODEL=... LABELS=... jetson-file.sh CLIP.mp4 (H.264 in MP4)}
+  [ -n "${MODEL:-}" ] || { echo "jetson-file.sh: set MODEL to a cuDLA loadable (pipelines/build-loadable.sh)" >&2; exit 2; }
+  head=(filesrc "location=$clip" ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv)
+fi
+infer_element
+run_pipeline "${head[@]}" ! video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' \
+  ! "${INFER[@]}" ! fakesink sync=false

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Prints the README's property table from gst-inspect-1.0 of a build:
+   python3 pipelines/readme-properties.py [BUILD_DIR]   (default build)"""
+import re, subprocess, os, sys
+build = sys.argv[1] if len(sys.argv) > 1 else 'build'
+env = dict(os.environ, GST_PLUGIN_PATH_1_0=os.path.join(build, 'gst'))
+out=subprocess.run(['gst-inspect-1.0','dlainfer'],capture_output=True,text=True,env=env).stdout
+sec=out.split('Element Properties:')[1]
+props=[];cur=None
+for line in sec.splitlines():
+    m=re.match(r'^  (\S[\w-]*)\s+: (.*)$',line)
+    if m:
+        cur={'name':m.group(1),'desc':m.group(2),'rest':[]};props.append(cur)
+    elif cur and line.strip():
+        cur['rest'].append(line.strip())
+skip={'name','parent','qos'}
+rows=[]
+for p in props:
+    if p['name'] in skip: continue
+    flags=next((r for r in p['rest'] if r.startswith('flags:')),'')
+    when='read-only' if 'writable' not in flags else ('ready' if 'changeable only in NULL or READY' in flags else 'playing')
+    typ=' '.join(r for r in p['rest'] if not r.startswith('flags:'))
+    typ=re.sub(r'\s+',' ',typ)
+    e=re.match(r'Enum "\w+" Default: \d+, "([\w-]+)" (.*)', typ)
+    if e:
+        names=re.findall(r'\(\d+\): ([\w-]+)\s+-', e.group(2))
+        typ='enum: '+', '.join(n+(' (default)' if n==e.group(1) else '') for n in names)
+    if typ.startswith('Boxed pointer of type "GstStructure"'):
+        typ='GstStructure'
+    typ=typ.replace('GstValueArray of GValues of type "gfloat"','float array').replace('|','\\|')
+    d=p['desc'].replace('|','\\|'); rows.append(f"| `{p['name']}` | {typ} | {when} | {d} |")
+print('| property | type, range, default | when | meaning |\n|---|---|---|---|\n'+'\n'.join(rows))

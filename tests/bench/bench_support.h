@@ -1,0 +1,238 @@
+/* Benchmarks of the dlainfer element (tests/bench): pre-rendered 1080p NV12 frames in CUDA memory
+ * pushed from an appsrc, as fast as the pipeline takes them, timed between two frames at the sink
+ * (warm-up excluded) with the wall clock and getrusage (CPU of every thread of the process). */
+#pragma once
+
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gstdlameta.h"
+#include "test_support.h"
+
+namespace bench {
+
+inline std::string model () { return dlainfer_test::test_data ("colours.swdla"); }
+inline std::string labels () { return dlainfer_test::test_data ("colours.labels"); }
+
+inline std::string swdla_missing ()
+{
+  const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
+  if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
+    return std::string ("the software DLA library is missing: ") + (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
+  if (!g_file_test (model ().c_str (), G_FILE_TEST_EXISTS))
+    return "the swdla models are missing (" + model () + ")";
+  return "";
+}
+
+inline double cpu_seconds ()
+{
+  struct rusage ru {};
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+inline double rss_mib ()
+{
+  long pages = 0, resident = 0;
+  if (FILE *f = std::fopen ("/proc/self/statm", "r")) {
+    if (std::fscanf (f, "%ld %ld", &pages, &resident) != 2)
+      resident = 0;
+    std::fclose (f);
+  }
+  return resident * double (sysconf (_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+inline double gpu_used_mib ()
+{
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
+    return -1;
+  return double (total_b - free_b) / (1024.0 * 1024.0);
+}
+
+/* K distinct 1080p NV12 frames in CUDA memory of the device's primary context (rendered through a
+ * dlainfer, which hands its context to cudaupload; its meta is removed again). The rendering
+ * pipeline stays alive (idle at end of stream) as long as the frames are used. */
+class Frames {
+ public:
+  explicit Frames (int k)
+  {
+    const std::string desc = "videotestsrc num-buffers=" + std::to_string (k) +
+        " pattern=ball ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload "
+        "! video/x-raw(memory:CUDAMemory) ! dlainfer model=\"" + model () + "\" ! appsink name=sink sync=false";
+    GError *err = nullptr;
+    pipeline_ = gst_parse_launch (desc.c_str (), &err);
+    if (!pipeline_ || err) {
+      why_ = err ? err->message : "gst_parse_launch failed";
+      g_clear_error (&err);
+      return;
+    }
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline_), "sink");
+    gst_element_set_state (pipeline_, GST_STATE_PLAYING);
+    for (int i = 0; i < k; ++i) {
+      GstSample *s = nullptr;
+      g_signal_emit_by_name (sink, "try-pull-sample", GstClockTime (30 * GST_SECOND), &s);
+      if (!s)
+        break;
+      if (!caps_)
+        caps_ = gst_caps_ref (gst_sample_get_caps (s));
+      GstBuffer *b = gst_buffer_copy (gst_sample_get_buffer (s));
+      if (GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (b))
+        gst_buffer_remove_meta (b, &m->meta);
+      frames_.push_back (b);
+      gst_sample_unref (s);
+    }
+    gst_object_unref (sink);
+    if (int (frames_.size ()) != k)
+      why_ = "could not pre-render " + std::to_string (k) + " CUDA frames (got " + std::to_string (frames_.size ()) + ")";
+  }
+  ~Frames ()
+  {
+    for (GstBuffer *b : frames_)
+      gst_buffer_unref (b);
+    if (caps_)
+      gst_caps_unref (caps_);
+    if (pipeline_) {
+      gst_element_set_state (pipeline_, GST_STATE_NULL);
+      gst_object_unref (pipeline_);
+    }
+  }
+  const std::string &error () const { return why_; }
+  GstCaps *caps () const { return caps_; }
+  GstBuffer *frame (guint64 i) const { return frames_[i % frames_.size ()]; }
+
+ private:
+  GstElement *pipeline_ = nullptr;
+  GstCaps *caps_ = nullptr;
+  std::vector<GstBuffer *> frames_;
+  std::string why_;
+};
+
+struct Result {
+  std::string what;
+  guint64 frames = 0;    /* timed frames */
+  double wall_s = 0, cpu_s = 0;
+  guint64 with_meta = 0; /* timed frames that left with a classification meta */
+  std::string error;
+  double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
+  double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
+  double cpu_us () const { return frames ? 1e6 * cpu_s / frames : 0; }
+};
+
+/* Pushes warmup + n frames through `appsrc ! MIDDLE ! fakesink` and times the last n at the sink.
+ * every(k) is called at the sink after each 10 000th timed frame (k = frames so far). */
+inline Result run (const Frames &frames, const std::string &middle, guint64 warmup, guint64 n,
+    const std::function<void (guint64)> &every = nullptr)
+{
+  Result r;
+  r.what = middle;
+  const std::string desc = "appsrc name=src format=time block=true max-bytes=" + std::to_string (16 * 3110400) +
+      " ! " + middle + " ! fakesink name=sink sync=false";
+  GError *err = nullptr;
+  GstElement *pipeline = gst_parse_launch (desc.c_str (), &err);
+  if (!pipeline || err) {
+    r.error = err ? err->message : "gst_parse_launch failed";
+    g_clear_error (&err);
+    return r;
+  }
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_app_src_set_caps (GST_APP_SRC (src), frames.caps ());
+
+  struct Probe {
+    guint64 seen = 0, warmup = 0, n = 0, with_meta = 0;
+    gint64 t0 = 0, t1 = 0;
+    double c0 = 0, c1 = 0;
+    const std::function<void (guint64)> *every = nullptr;
+  } p;
+  p.warmup = warmup;
+  p.n = n;
+  p.every = &every;
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      [] (GstPad *, GstPadProbeInfo *info, gpointer data) -> GstPadProbeReturn {
+        auto *p = static_cast<Probe *> (data);
+        const guint64 i = ++p->seen;
+        if (i > p->warmup && gst_buffer_get_dla_classification_meta (GST_PAD_PROBE_INFO_BUFFER (info)))
+          ++p->with_meta;
+        if (i == p->warmup) {
+          p->c0 = cpu_seconds ();
+          p->t0 = g_get_monotonic_time ();
+        } else if (i == p->warmup + p->n) {
+          p->t1 = g_get_monotonic_time ();
+          p->c1 = cpu_seconds ();
+        }
+        if (i > p->warmup && (i - p->warmup) % 10000 == 0 && *p->every)
+          (*p->every) (i - p->warmup);
+        return GST_PAD_PROBE_OK;
+      },
+      &p, nullptr);
+  gst_object_unref (pad);
+
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    r.error = "the pipeline did not start";
+  const GstClockTime frame_dur = GST_SECOND / 30;
+  for (guint64 i = 0; r.error.empty () && i < warmup + n; ++i) {
+    GstBuffer *b = gst_buffer_copy (frames.frame (i)); /* shallow: same CUDA memory, fresh buffer */
+    GST_BUFFER_PTS (b) = i * frame_dur;
+    GST_BUFFER_DURATION (b) = frame_dur;
+    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (!msg) {
+    r.error = "no end of stream within 600 s";
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    r.error = std::string (err->message) + " (" + (dbg ? dbg : "") + ")";
+    g_clear_error (&err);
+    g_free (dbg);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  if (r.error.empty () && p.seen != warmup + n)
+    r.error = "the sink saw " + std::to_string (p.seen) + " of " + std::to_string (warmup + n) + " frames";
+  r.frames = n;
+  r.wall_s = (p.t1 - p.t0) / 1e6;
+  r.cpu_s = p.c1 - p.c0;
+  r.with_meta = p.with_meta;
+  return r;
+}
+
+inline std::string dlainfer (const std::string &extra = "")
+{
+  return "dlainfer model=\"" + model () + "\" labels=\"" + labels () + "\"" + (extra.empty () ? "" : " " + extra);
+}
+
+inline void print_machine ()
+{
+  int dev = 0;
+  cudaDeviceProp prop {};
+  if (cudaGetDevice (&dev) == cudaSuccess && cudaGetDeviceProperties (&prop, dev) == cudaSuccess)
+  {
+    guint major = 0, minor = 0, micro = 0, nano = 0;
+    gst_version (&major, &minor, &micro, &nano);
+    std::printf ("machine: GPU %s; GStreamer %u.%u.%u; %ld CPUs online; DLA: swdla (software DLA on the GPU)\n",
+        prop.name, major, minor, micro, sysconf (_SC_NPROCESSORS_ONLN));
+  }
+}
+
+}  // namespace bench

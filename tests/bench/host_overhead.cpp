@@ -1,0 +1,35 @@
+/* Benchmark 1, host overhead: what dlainfer adds per frame over identity in this synchronous
+ * design, with a DLA that answers at once (swdla, SWDLA_SERVICE_US=0). 10 000 pre-rendered 1080p
+ * NV12 frames in CUDA memory, `appsrc ! X ! fakesink`, not live. Targets: <= 50 us wall and
+ * <= 20 us CPU added per frame. */
+#include "bench_support.h"
+
+TEST (HostOverhead, DlainferAgainstIdentity)
+{
+  const std::string why = bench::swdla_missing ();
+  if (!why.empty ())
+    GTEST_SKIP () << why;
+  g_setenv ("SWDLA_SERVICE_US", "0", TRUE);
+  bench::Frames frames (16);
+  ASSERT_EQ (frames.error (), "");
+  const guint64 n = 10000, warmup = 500;
+  const bench::Result id = bench::run (frames, "identity", warmup, n);
+  ASSERT_EQ (id.error, "");
+  const bench::Result dla = bench::run (frames, bench::dlainfer (), warmup, n);
+  ASSERT_EQ (dla.error, "");
+  EXPECT_EQ (dla.with_meta, n) << "every frame must leave dlainfer with a result";
+
+  const double add_wall = dla.wall_us () - id.wall_us (), add_cpu = dla.cpu_us () - id.cpu_us ();
+  bench::print_machine ();
+  std::printf ("\nBenchmark 1 - host overhead: %" G_GUINT64_FORMAT " pre-rendered 1080p NV12 CUDA frames (after %"
+               G_GUINT64_FORMAT " warm-up), appsrc ! X ! fakesink, SWDLA_SERVICE_US=0\n\n", n, warmup);
+  std::printf ("| X                 |        fps | wall us/frame | CPU us/frame |\n");
+  std::printf ("|-------------------|-----------:|--------------:|-------------:|\n");
+  std::printf ("| identity          | %10.0f | %13.2f | %12.2f |\n", id.fps (), id.wall_us (), id.cpu_us ());
+  std::printf ("| dlainfer (swdla)  | %10.0f | %13.2f | %12.2f |\n", dla.fps (), dla.wall_us (), dla.cpu_us ());
+  std::printf ("| added by dlainfer |            | %13.2f | %12.2f |\n\n", add_wall, add_cpu);
+  std::printf ("target: <= 50 us wall added per frame: %s (%.2f us)\n", add_wall <= 50 ? "MET" : "MISSED", add_wall);
+  std::printf ("target: <= 20 us CPU added per frame:  %s (%.2f us)\n", add_cpu <= 20 ? "MET" : "MISSED", add_cpu);
+  std::printf ("(CPU = getrusage of the whole process, every thread, the app's pushing thread included: the same\n"
+               " for both rows. The dlainfer wall time includes its GPU work: kernel, swdla's task, output copy.)\n");
+}

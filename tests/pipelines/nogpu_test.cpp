@@ -1,0 +1,94 @@
+/* unit: what the demo does on a machine without a CUDA device (one line, non-zero exit), and the
+ * pipelines the scripts would launch (DRY_RUN=print). CUDA_VISIBLE_DEVICES=-1 hides any device, so
+ * this runs the same on a GPU host. */
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include "run_support.h"
+#include "test_support.h"
+
+using namespace pipelines_test;
+
+namespace {
+
+const std::vector<std::pair<std::string, std::string>> kNoDevice = {{"CUDA_VISIBLE_DEVICES", "-1"}};
+
+}  // namespace
+
+/* The README's command on a machine without a GPU: set-up skipped (already built), then one line. */
+TEST (DemoWithoutGpu, ScriptSaysSoInOneLineAndFails)
+{
+  auto env = kNoDevice;
+  env.push_back ({"DEMO_SKIP_SETUP", "1"});
+  env.push_back ({"BUILD_DIR", dlainfer_test::build_path ("")});
+  const Outcome r = run ({"bash", pipelines_dir () + "/demo.sh"}, env);
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 3) << r.out;
+  const auto lines = lines_of (r.out);
+  ASSERT_EQ (lines.size (), 1u) << r.out;
+  EXPECT_EQ (lines[0].rfind ("demo: needs a CUDA device: ", 0), 0u) << r.out;
+  EXPECT_GT (lines[0].size (), std::string ("demo: needs a CUDA device: ").size () + 5) << "no reason given: " << r.out;
+}
+
+TEST (DemoWithoutGpu, ProgramSaysSoInOneLineAndFails)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-demo", "--model", dlainfer_test::test_data ("colours.swdla")},
+      kNoDevice);
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 3) << r.out;
+  const auto lines = lines_of (r.out);
+  ASSERT_EQ (lines.size (), 1u) << r.out;
+  EXPECT_NE (lines[0].find ("needs a CUDA device"), std::string::npos) << r.out;
+}
+
+TEST (DemoWithoutGpu, ProbeExitsThree)
+{
+  const Outcome r = run ({pipelines_build () + "/cuda-probe"}, kNoDevice);
+  EXPECT_EQ (r.status, 3) << r.out;
+  EXPECT_EQ (lines_of (r.out).size (), 1u) << r.out;
+}
+
+TEST (DemoUsage, ModelIsRequired)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-demo"}, kNoDevice);
+  EXPECT_EQ (r.status, 2) << r.out;
+  EXPECT_NE (r.out.find ("--model"), std::string::npos) << r.out;
+}
+
+TEST (ExampleUsage, ModelIsRequired)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-example"}, {});
+  EXPECT_EQ (r.status, 2) << r.out;
+  EXPECT_NE (r.out.find ("--model"), std::string::npos) << r.out;
+}
+
+/* The real (not stand-in) pipelines of the scripts, as the README shows them. */
+TEST (Scripts, PrintTheirPipelines)
+{
+  const std::vector<std::pair<std::string, std::string>> env = {{"DRY_RUN", "print"}};
+  const Outcome file = run ({"bash", pipelines_dir () + "/jetson-file.sh", "clip.mp4"}, env);
+  EXPECT_EQ (file.status, 0) << file.out;
+  EXPECT_NE (file.out.find ("filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
+                            "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"),
+      std::string::npos)
+      << file.out;
+  const Outcome cam = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, env);
+  EXPECT_EQ (cam.status, 0) << cam.out;
+  EXPECT_NE (cam.out.find ("nvarguscamerasrc sensor-id=0"), std::string::npos) << cam.out;
+  EXPECT_NE (cam.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos) << cam.out;
+  const Outcome x86 = run ({"bash", pipelines_dir () + "/x86-h264.sh"}, env);
+  EXPECT_EQ (x86.status, 0) << x86.out;
+  EXPECT_NE (x86.out.find ("x264enc"), std::string::npos) << x86.out;
+  EXPECT_NE (x86.out.find ("! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"), std::string::npos) << x86.out;
+}
+
+/* Outside a dry run the Jetson scripts need a loadable, and say so. */
+TEST (Scripts, JetsonScriptsNeedAModel)
+{
+  for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
+    const Outcome r = run ({"bash", pipelines_dir () + "/" + s, "clip.mp4"}, {{"MODEL", ""}});
+    EXPECT_EQ (r.status, 2) << s << ": " << r.out;
+    EXPECT_NE (r.out.find ("set MODEL"), std::string::npos) << s << ": " << r.out;
+  }
+}

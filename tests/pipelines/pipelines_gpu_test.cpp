@@ -1,0 +1,166 @@
+/* gpu: the demo, the example application and every pipeline script, short runs on swdla (the Jetson
+ * scripts with their stand-ins, DRY_RUN=1), each checked on what it prints. */
+#include <glib/gstdio.h>
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <fstream>
+
+#include "run_support.h"
+#include "test_support.h"
+
+using namespace pipelines_test;
+
+namespace {
+
+std::string swdla_missing ()
+{
+  const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
+  if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
+    return std::string ("the software DLA library is missing: ") + (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
+  if (!g_file_test (dlainfer_test::test_data ("colours.swdla").c_str (), G_FILE_TEST_EXISTS))
+    return "the swdla models are missing (" + dlainfer_test::test_data ("colours.swdla") + ")";
+  return "";
+}
+
+bool have (const char *factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+#define REQUIRE_SWDLA()                        \
+  do {                                         \
+    const std::string why = swdla_missing ();  \
+    if (!why.empty ())                         \
+      GTEST_SKIP () << why;                    \
+  } while (0)
+
+/* The first (best) label of a "dlainfer-result" message line: labels=(string)< blue, ... >. */
+std::string first_label (const std::string &line)
+{
+  size_t p = line.find ("labels=");
+  if (p == std::string::npos)
+    return "";
+  p += 7;
+  if (line.compare (p, 8, "(string)") == 0)
+    p += 8;
+  while (p < line.size () && (line[p] == '<' || line[p] == ' ' || line[p] == '"' || line[p] == '{'))
+    ++p;
+  const size_t end = line.find_first_of (",> \"}", p);
+  return line.substr (p, end == std::string::npos ? std::string::npos : end - p);
+}
+
+/* Checks a script's run: -m with post-messages (one dlainfer-result message per frame with the
+ * label), or -v with identity (the meta's name on every buffer). */
+void expect_results (const Outcome &r, int frames, const std::string &label)
+{
+  EXPECT_EQ (r.status, 0) << r.out;
+  EXPECT_NE (r.out.find ("Got EOS"), std::string::npos) << r.out;
+  const int messages = count_lines_with (r.out, {"from element \"infer\"", "dlainfer-result"});
+  if (messages > 0) {
+    EXPECT_EQ (messages, frames) << r.out;
+    int labelled = 0;
+    for (const auto &l : lines_of (r.out))
+      labelled += l.find ("dlainfer-result") != std::string::npos && first_label (l) == label;
+    EXPECT_EQ (labelled, frames) << "every frame should be labelled " << label << "\n" << r.out;
+  } else {
+    EXPECT_EQ (count_lines_with (r.out, {"last-message = chain", "GstDlaClassificationMeta"}), frames) << r.out;
+  }
+}
+
+}  // namespace
+
+/* The README's demo (set-up skipped: the test build has everything): 8 colours, each recognised,
+ * one line per frame, 8 PNG frames. */
+TEST (Demo, ClassifiesEveryColourAndWritesPngs)
+{
+  REQUIRE_SWDLA ();
+  gchar *dir = g_dir_make_tmp ("dlainfer-demo-XXXXXX", nullptr);
+  ASSERT_NE (dir, nullptr);
+  const Outcome r = run ({"bash", pipelines_dir () + "/demo.sh"},
+      {{"DEMO_SKIP_SETUP", "1"}, {"BUILD_DIR", dlainfer_test::build_path ("")}, {"PNG_DIR", dir},
+       {"FRAMES", "32"}, {"PER_COLOUR", "4"}});
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 0) << r.out;
+  EXPECT_EQ (count_lines_with (r.out, {"frame ", " ok", "[swdla]"}), 32) << r.out;
+  EXPECT_EQ (count_lines_with (r.out, {"MISMATCH"}), 0) << r.out;
+  for (const char *c : {"black", "white", "red", "green", "blue", "yellow", "cyan", "magenta"})
+    EXPECT_EQ (count_lines_with (r.out, {"frame ", std::string (" ") + c + " "}), 4) << c << "\n" << r.out;
+  EXPECT_NE (r.out.find ("summary: 32 of 32 frames classified, 32 labelled as painted, backend swdla"),
+      std::string::npos)
+      << r.out;
+  if (have ("textoverlay") && have ("pngenc") && have ("multifilesink")) {
+    std::string previous;
+    for (int i = 0; i < 8; ++i) {
+      gchar *name = g_strdup_printf ("%s/frame-%02d.png", dir, i);
+      std::ifstream f (name, std::ios::binary);
+      const std::string bytes ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
+      EXPECT_EQ (bytes.substr (0, 8), std::string ("\x89PNG\r\n\x1a\n", 8)) << name;
+      EXPECT_NE (bytes, previous) << name << " is the same picture as the one before";
+      previous = bytes;
+      g_unlink (name);
+      g_free (name);
+    }
+  } else {
+    std::printf ("note: textoverlay/pngenc/multifilesink missing here: PNG frames not checked\n");
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+/* The example application prints one JSON line per frame with the meta's fields. */
+TEST (ExampleApp, PrintsOneJsonLinePerFrame)
+{
+  REQUIRE_SWDLA ();
+  const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
+                         "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
+                         "videotestsrc num-buffers=12 pattern=yellow ! video/x-raw,format=NV12,width=320,height=180"},
+      {}, true);
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 0) << r.out;
+  int n = 0;
+  for (const auto &l : lines_of (r.out)) {
+    if (l.rfind ("{", 0) != 0)
+      continue;
+    EXPECT_EQ (l.rfind ("{\"frame\":" + std::to_string (n) + ",\"pts\":", 0), 0u) << l;
+    EXPECT_NE (l.find ("\"element\":\"infer\",\"backend\":\"swdla\",\"carried\":false,\"age\":0,\"results\":[{"),
+        std::string::npos)
+        << l;
+    EXPECT_NE (l.find ("\"results\":[{\"class_id\":5,\"label\":\"yellow\",\"confidence\":0.9"), std::string::npos) << l;
+    EXPECT_EQ (l.back (), '}') << l;
+    ++n;
+  }
+  EXPECT_EQ (n, 12) << r.out;
+}
+
+/* x86: a clip made with x264enc, decoded by nvh264dec into CUDA memory, classified. */
+TEST (Scripts, X86H264)
+{
+  REQUIRE_SWDLA ();
+  const Outcome r = run ({"bash", pipelines_dir () + "/x86-h264.sh"}, {{"FRAMES", "30"}, {"PATTERN", "blue"}, {"MODEL", ""}});
+  if (r.status == 4)
+    GTEST_SKIP () << r.out;
+  expect_results (r, 30, "blue");
+}
+
+/* Jetson scripts with their stand-ins (videotestsrc, identity) for the Jetson-only elements. */
+TEST (Scripts, JetsonFileDryRun)
+{
+  REQUIRE_SWDLA ();
+  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-file.sh"}, {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
+  expect_results (r, 20, "green");
+  EXPECT_NE (r.out.find ("nvv4l2decoder-standin"), std::string::npos) << r.out;
+}
+
+TEST (Scripts, JetsonCameraDryRun)
+{
+  REQUIRE_SWDLA ();
+  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
+  expect_results (r, 20, "blue");
+  EXPECT_NE (r.out.find ("nvvidconv-standin"), std::string::npos) << r.out;
+}
