@@ -1,0 +1,33 @@
+#!/bin/bash
+# gpu-host-run.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh packed for:
+# unpacks .gpu-carry.tar.gz, runs both builds' gpu suites and benchmarks, compute-sanitizer on the
+# kernel test, and leaves the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT=${1:-gpu-logs}
+mkdir -p "$OUT"
+tar xzf .gpu-carry.tar.gz
+mkdir -p build/meson-logs build-126/meson-logs
+summary() { grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout): ' "$1" | grep -v ' OK ' ; }
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+(
+  . .gpu-bundle/env.sh
+  meson test -C build --no-rebuild --suite gpu --print-errorlogs > "$OUT/native-gpu.txt" 2>&1
+  echo "== native (GStreamer 1.22) gpu suite"; summary "$OUT/native-gpu.txt"
+  meson test -C build --no-rebuild --benchmark --suite gpu --verbose > "$OUT/native-bench.txt" 2>&1
+  echo "== native benchmarks rc=$?"
+  if [ -x "$sanitizer" ]; then
+    "$sanitizer" --tool memcheck --error-exitcode 9 build/tests/gpu-preprocess > "$OUT/sanitizer.txt" 2>&1
+    echo "== compute-sanitizer memcheck gpu-preprocess rc=$? $(grep 'ERROR SUMMARY' "$OUT/sanitizer.txt")"
+  fi
+)
+(
+  . .gpu-bundle-126/env.sh
+  meson test -C build-126 --no-rebuild --suite gpu --wrapper "$BUNDLE_EXE_WRAPPER" --print-errorlogs \
+    > "$OUT/126-gpu.txt" 2>&1
+  echo "== Debian 13 (GStreamer 1.26) gpu suite"; summary "$OUT/126-gpu.txt"
+  [ "${GPU_HOST_BENCH_126:-1}" = 1 ] || exit 0
+  meson test -C build-126 --no-rebuild --benchmark --suite gpu --wrapper "$BUNDLE_EXE_WRAPPER" --verbose \
+    > "$OUT/126-bench.txt" 2>&1
+  echo "== Debian 13 benchmarks rc=$?"
+)
