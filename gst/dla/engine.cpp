@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "completion_wait.h"
 #include "cuda_resources.h"
 #include "device.h"
 #include "model_file.h"
@@ -31,6 +32,7 @@ struct Engine::Slot {
   State state = State::kIdle;
   bool began = false;
   SlotTimings timings;
+  CompletionWait wait;
 };
 
 Engine::Engine () : impl_ (new Impl ()) {}
@@ -208,6 +210,7 @@ Status Engine::begin (int slot)
     return on_cuda_error (err, "cudaEventRecord (slot start)");
   s.state = Slot::State::kBegun;
   s.began = true;
+  s.wait.started ();
   return Status::Ok ();
 }
 
@@ -219,8 +222,10 @@ Status Engine::submit (int slot)
   Slot &s = *slots_[slot];
   if (s.state == Slot::State::kSubmitted)
     return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
-  if (s.state != Slot::State::kBegun)
+  if (s.state != Slot::State::kBegun) {
     s.began = false;
+    s.wait.started ();
+  }
   ScopedContext scope (primary_context ());
   cudaStream_t strm = static_cast<cudaStream_t> (stream ());
   cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.submitted.get ()), strm);
@@ -259,7 +264,7 @@ Status Engine::complete (int slot)
   s.state = Slot::State::kIdle;
   s.timings = SlotTimings ();
   /* The sync seam: a blocking-sync event, so the thread sleeps while the DLA works. */
-  cudaError_t err = cudaEventSynchronize (static_cast<cudaEvent_t> (s.done.get ()));
+  cudaError_t err = static_cast<cudaError_t> (s.wait.wait (s.done.get ()));
   /* swdla cannot make CUDA return 911; it reports the emulated fault beside the runtime. */
   if (err == cudaSuccess && impl_->lib->emulated_external_error () != 0)
     err = static_cast<cudaError_t> (impl_->lib->emulated_external_error ());
@@ -279,8 +284,10 @@ Status Engine::complete (int slot)
     s.timings.dla_ms = ms;
   if (s.began && cudaEventElapsedTime (&ms, ev (s.start), ev (s.submitted)) == cudaSuccess)
     s.timings.preprocess_ms = ms;
-  if (cudaEventElapsedTime (&ms, ev (s.began ? s.start : s.submitted), ev (s.done)) == cudaSuccess)
+  if (cudaEventElapsedTime (&ms, ev (s.began ? s.start : s.submitted), ev (s.done)) == cudaSuccess) {
     s.timings.total_ms = ms;
+    s.wait.learn (ms);
+  }
   cudaGetLastError (); /* an elapsed-time query that failed must not linger as the runtime's last error */
   return Status::Ok ();
 }

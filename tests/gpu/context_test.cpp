@@ -162,7 +162,7 @@ TEST (OneContext, KernelIsOrderedAfterTheUpstreamStream)
   GstCudaStream *upstream = gst_cuda_stream_new (ctx);
   ASSERT_NE (upstream, nullptr);
   GstVideoInfo info;
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 640, 480);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 640, 480); /* the luma plane is used */
   GstMemory *mem = gst_cuda_allocator_alloc (nullptr, ctx, upstream, &info);
   ASSERT_NE (mem, nullptr);
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);

@@ -122,7 +122,7 @@ def check_descriptor(model, kind, got, want):
 def make_task(module, in_ptrs, out_ptrs):
     """A cudlaTask in memory laid out by the binding's own task_dtype; returns (array, keepalive)."""
     ins = np.array([p & 0xFFFFFFFFFFFFFFFF for p in in_ptrs], dtype=np.uint64)
-    outs = np.array(out_ptrs, dtype=np.uint64)
+    outs = np.array([p & 0xFFFFFFFFFFFFFFFF for p in out_ptrs], dtype=np.uint64)
     task = np.zeros(1, dtype=cudla.task_dtype)
     names = task.dtype.names
     check(task.dtype.itemsize == 48, "task_dtype is 48 bytes")

@@ -131,6 +131,7 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     reg->last_use = done;
   for (auto *reg : r.outputs)
     reg->last_use = done;
+  h->busy (); /* drops finished tasks: the list holds what is in flight, not every task ever run */
   h->pending.push_back (done);
   return cudaSuccess;
 }
