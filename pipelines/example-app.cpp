@@ -102,10 +102,12 @@ int main (int argc, char **argv)
     return 2;
   }
 
-  /* The source: any fragment that ends in raw video, as a bin with a ghost src pad. */
+  /* The source: any fragment that ends in raw video, as a bin with a ghost src pad. Caps are written
+   * as an explicit capsfilter: gst_parse_bin_from_description here took the `! video/x-raw` shorthand
+   * for an element named "video". */
   std::string src_desc = source ? source
                                 : "videotestsrc num-buffers=" + std::to_string (frames)
-          + " ! video/x-raw,format=NV12,width=1280,height=720";
+          + " ! capsfilter caps=video/x-raw,format=NV12,width=1280,height=720";
   GstElement *src = gst_parse_bin_from_description (src_desc.c_str (), TRUE, &err);
   if (!src) {
     std::fprintf (stderr, "dlainfer-example: bad --source: %s\n", err ? err->message : "?");

@@ -1,10 +1,10 @@
 /* gst-dlainfer: waiting for a slot's last event without paying the driver's wake-up latency.
  *
- * A blocking-sync event lets the thread sleep while the DLA works, but its wake-up can come long
- * after the work ends (about 1 ms per frame on the virtualised H200 host, where 0.05 ms of GPU
- * work took 1.07 ms per frame). So the wait sleeps with the OS timer until shortly before the
- * expected end (the previous task's duration, measured by CUDA events), polls for a short window,
- * and only then blocks on the event. The CPU polls at most kPollWindow per frame. */
+ * A blocking-sync event lets the thread sleep while the DLA works, but its wake-up comes well after
+ * the work ends. So the wait sleeps with the OS timer until shortly before the expected end (the
+ * previous task's duration, measured by CUDA events), polls for a short window, and only then
+ * blocks on the event; the CPU polls at most kPollWindow per frame. On the H200 host (swdla, one
+ * core, 2 ms tasks) this cut the idle gap per frame from 1139 to 976 us for 16 us more CPU. */
 #pragma once
 
 #include <chrono>

@@ -119,7 +119,7 @@ TEST (ExampleApp, PrintsOneJsonLinePerFrame)
   REQUIRE_SWDLA ();
   const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
                          "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
-                         "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! video/x-raw,format=NV12,width=320,height=180"},
+                         "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter caps=video/x-raw,format=NV12,width=320,height=180"},
       {}, true);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 0) << r.out;
