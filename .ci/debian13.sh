@@ -16,7 +16,9 @@ PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python
 
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   echo "debian13: creating $ROOT with debootstrap (trixie, minbase)"
-  rm -rf "$ROOT"; mkdir -p "$ROOT"
+  # An interrupted debootstrap can leave its /proc and /sys mounted there: unmount before removing.
+  findmnt -Rrno TARGET "$ROOT" 2>/dev/null | sort -r | xargs -r umount -l 2>/dev/null || true
+  rm -rf --one-file-system "$ROOT"; mkdir -p "$ROOT"
   debootstrap --variant=minbase trixie "$ROOT" http://deb.debian.org/debian >/dev/null
 fi
 

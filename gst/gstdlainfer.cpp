@@ -458,6 +458,15 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     priv->engine.reset ();
     return FALSE;
   }
+  /* The context neighbours were given at NULL->READY is the one the frames run in. */
+  if (priv->primary.ordinal () != s.device ()) {
+    post_status (self, dla::Status::Error (dla::Code::kSettings,
+        "cuda-device-id was changed to " + std::to_string (s.device ()) + " in READY, after the element shared "
+            "the context of CUDA device " + std::to_string (priv->primary.ordinal ())
+            + " with its neighbours: set cuda-device-id while the element is in NULL"), "cuda-device-id");
+    priv->engine.reset ();
+    return FALSE;
+  }
 
   dla::ClassificationShape shape;
   dla::Status st = dla::validate_classification (priv->engine->inputs (), priv->engine->outputs (), &shape);
@@ -491,6 +500,14 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
         "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
         "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built"),
         "input-scale is not set\n" + priv->engine->describe ());
+    priv->engine.reset ();
+    return FALSE;
+  }
+  if (priv->engine->outputs ()[0].view.type == tensor::ElemType::kInt8 && !(s.output_scale > 0.f)) {
+    post_status (self, dla::Status::Error (dla::Code::kSettings,
+        "The model's output is INT8: set output-scale to its quantisation scale (value = q * scale), as "
+        "calibrated when the loadable was built, or rebuild it with --outputIOFormats=fp16:chw16"),
+        "output-scale is not set\n" + priv->engine->describe ());
     priv->engine.reset ();
     return FALSE;
   }
@@ -653,9 +670,14 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
 #if GST_CHECK_VERSION(1, 24, 0)
     /* Mapping does not wait for the stream that wrote the frame: order our kernel after it. */
     if (GstCudaStream *upstream = gst_cuda_memory_get_stream (cmem)) {
-      st = engine->wait_for_stream (gst_cuda_stream_get_handle (upstream));
-      if (!st.ok ())
-        return frame_failed (self, st, "ordering after the upstream CUDA stream");
+      if (gst_cuda_context_get_handle (cmem->context) == priv->primary.handle ()) {
+        st = engine->wait_for_stream (gst_cuda_stream_get_handle (upstream));
+        if (!st.ok ())
+          return frame_failed (self, st, "ordering after the upstream CUDA stream");
+      } else {
+        /* Our event cannot be recorded on another context's stream: wait on the host instead. */
+        gst_cuda_memory_sync (cmem);
+      }
     }
 #endif
     dlainfer::set_planes (frame.get (), &source);
@@ -718,8 +740,9 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
 
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  /* After a flush (a seek) the last result belongs to another place in the stream. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  /* After a flush (a seek) or a new stream (concat, input-selector) the last result belongs
+   * elsewhere: it is never carried across. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     GST_DLA_INFER (trans)->priv->interval.reset ();
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -1,7 +1,7 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout, input-scale) take effect at the next start and
+ * labels, dla-core, cuda-device-id, task-timeout, input-scale, output-scale) take effect at the next start and
  * are refused with a GST_WARNING (not a g_warning: an application setting them late is not a
  * programming error) above READY; the others are read at the start of every frame. `stats` and
  * `model-info` are read-only. */
@@ -26,6 +26,7 @@ enum {
   PROP_PAD_VALUE,
   PROP_ANTIALIAS,
   PROP_INPUT_SCALE,
+  PROP_OUTPUT_SCALE,
   PROP_INTERVAL,
   PROP_ACTIVATION,
   PROP_TOP_K,
@@ -193,6 +194,11 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
           "Quantisation scale of an INT8 model input (value = q * scale; 1/127 for inputs calibrated to [-1, 1]); "
           "required for INT8 inputs, ignored for FP16 (0: not set)",
           0.f, G_MAXFLOAT, defaults.input_scale, kReadyFlags));
+  g_object_class_install_property (klass, PROP_OUTPUT_SCALE,
+      g_param_spec_float ("output-scale", "Output scale",
+          "Quantisation scale of an INT8 model output (value = q * scale), applied before the activation; "
+          "required for INT8 outputs, ignored for FP16 (0: not set)",
+          0.f, G_MAXFLOAT, defaults.output_scale, kReadyFlags));
   g_object_class_install_property (klass, PROP_RESIZE_MODE,
       g_param_spec_enum ("resize-mode", "Resize mode", "How the frame is fitted to the model's input size",
           GST_TYPE_DLA_INFER_RESIZE_MODE, int (defaults.resize_mode), kPlayingFlags));
@@ -284,6 +290,10 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       if (model_may_change (self, pspec))
         s.input_scale = g_value_get_float (value);
       break;
+    case PROP_OUTPUT_SCALE:
+      if (model_may_change (self, pspec))
+        s.output_scale = g_value_get_float (value);
+      break;
     case PROP_RESIZE_MODE: s.resize_mode = preprocess::ResizeMode (g_value_get_enum (value)); break;
     case PROP_CROP_FRACTION: s.crop_fraction = g_value_get_float (value); break;
     case PROP_PAD_VALUE: s.pad_value = g_value_get_uint (value); break;
@@ -320,6 +330,7 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_STD: write_triple (value, s.std); break;
     case PROP_CHANNEL_ORDER: g_value_set_enum (value, int (s.channel_order)); break;
     case PROP_INPUT_SCALE: g_value_set_float (value, s.input_scale); break;
+    case PROP_OUTPUT_SCALE: g_value_set_float (value, s.output_scale); break;
     case PROP_RESIZE_MODE: g_value_set_enum (value, int (s.resize_mode)); break;
     case PROP_CROP_FRACTION: g_value_set_float (value, s.crop_fraction); break;
     case PROP_PAD_VALUE: g_value_set_uint (value, s.pad_value); break;

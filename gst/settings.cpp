@@ -27,6 +27,8 @@ postprocess::Params postprocess_params (const Settings &s)
   p.activation = s.activation;
   p.top_k = s.top_k > uint32_t (INT32_MAX) ? 0 : int (s.top_k);
   p.threshold = s.threshold;
+  /* Unset only matters for INT8 outputs, which start() refuses without it. */
+  p.int8_scale = s.output_scale > 0.f ? s.output_scale : 1.f;
   return p;
 }
 

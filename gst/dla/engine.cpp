@@ -247,8 +247,11 @@ Status Engine::submit (int slot)
     err = cudaEventRecord (static_cast<cudaEvent_t> (s.done.get ()), strm);
   /* The task is queued whatever happens next: complete() must still wait for it. */
   s.state = Slot::State::kSubmitted;
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    /* The caller releases the frame on an error: nothing queued may still be reading it. */
+    cudaStreamSynchronize (strm);
     return on_cuda_error (err, "queueing the output copy");
+  }
   return Status::Ok ();
 }
 

@@ -76,10 +76,15 @@ Status PrimaryContext::Retain (int ordinal, PrimaryContext *out)
   const DriverApi &api = driver ();
   if (!api.loaded)
     return Status::Error (Code::kInit, "the CUDA driver lacks the primary-context entry points (driver too old?)");
-  /* cudaFree(0) initialises the runtime and the primary context, as NVIDIA's cuDLA samples do. */
+  /* cudaFree(0) initialises the runtime and the primary context, as NVIDIA's cuDLA samples do; the
+   * calling thread (often the application's) gets its own current device back afterwards. */
+  int previous = -1;
+  const bool had_device = cudaGetDevice (&previous) == cudaSuccess;
   cudaError_t err = cudaSetDevice (ordinal);
   if (err == cudaSuccess)
     err = cudaFree (nullptr);
+  if (had_device && previous != ordinal)
+    cudaSetDevice (previous);
   if (err != cudaSuccess)
     return Status::Error (Code::kInit, "cudaSetDevice/cudaFree failed with " + cuda_error (err));
   CUdevice dev = 0;

@@ -600,6 +600,40 @@ TEST_F (Surface, Int8InputWithInputScale)
   EXPECT_NE (e.message.find ("input-scale"), std::string::npos) << e.message;
 }
 
+/* An INT8 output model (scale 1/8) classifies with output-scale, whose value scales the logits
+ * before the softmax (half the scale: a flatter distribution), and refuses to start without it. */
+TEST_F (Surface, Int8OutputWithOutputScale)
+{
+  float top[2] = {0.f, 0.f};
+  const char *scales[2] = {"0.125", "0.0625"};
+  for (int k = 0; k < 2; ++k) {
+    Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+        "dlainfer name=infer output-scale=" + std::string (scales[k]) + " model=" + model ("colours-out-int8-chw32")
+        + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
+    ASSERT_TRUE (p.play ());
+    const uint32_t red = kColours[2].rgb;
+    ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
+    GstSample *smp = p.pull ();
+    ASSERT_NE (smp, nullptr);
+    const Result r = result_of (gst_sample_get_buffer (smp));
+    gst_sample_unref (smp);
+    ASSERT_TRUE (r.found);
+    ASSERT_FALSE (r.labels.empty ());
+    EXPECT_EQ (r.labels[0], "red");
+    top[k] = r.confidences[0];
+    p.stop ();
+  }
+  EXPECT_GT (top[0], 0.9f);
+  EXPECT_LT (top[1], top[0]) << "output-scale is not applied to the logits";
+
+  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=infer model=" + model ("colours-out-int8-chw32") + " ! fakesink");
+  ASSERT_TRUE (e.posted);
+  EXPECT_EQ (e.domain, GST_RESOURCE_ERROR);
+  EXPECT_EQ (e.code, GST_RESOURCE_ERROR_SETTINGS);
+  EXPECT_NE (e.message.find ("output-scale"), std::string::npos) << e.message;
+}
+
 /* input-scale is what the kernel divides by: the model's own scale gives pixel / 255 back, twice
  * the scale gives half of it (q halves, the model still multiplies by 1/127). */
 TEST_F (Surface, InputScaleVisibleInTheTensor)

@@ -110,6 +110,7 @@ const PropCase kProps[] = {
     {"cuda-device-id", G_TYPE_INT, "-1", true, "-1", "2147483647"},
     {"task-timeout", G_TYPE_UINT, "5000", true, "1", "1000000"},
     {"input-scale", G_TYPE_FLOAT, "0", true, "0", nullptr},
+    {"output-scale", G_TYPE_FLOAT, "0", true, "0", nullptr},
     {"mean", G_TYPE_INVALID, "< (float)0, (float)0, (float)0 >", false, nullptr, nullptr},
     {"std", G_TYPE_INVALID, "< (float)1, (float)1, (float)1 >", false, nullptr, nullptr},
     {"channel-order", G_TYPE_NONE, "rgb", false, nullptr, nullptr},
