@@ -20,24 +20,6 @@ namespace {
 
 using namespace element_gpu;
 
-#if GST_CHECK_VERSION(1, 24, 0)
-GstCudaContext *context_of (GstElement *infer)
-{
-  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-  GstPad *pad = gst_element_get_static_pad (infer, "sink");
-  GstCudaContext *ctx = nullptr;
-  if (gst_pad_query (pad, q)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (q, &context);
-    if (context)
-      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx,
-          nullptr);
-  }
-  gst_object_unref (pad);
-  gst_query_unref (q);
-  return ctx;
-}
-#endif
 
 TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
 {
@@ -54,23 +36,23 @@ TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
   gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory),format=NV12,width=320,height=240,framerate=30/1");
   GstElement *infer = gst_harness_find_element (h, "dlainfer");
   ASSERT_NE (infer, nullptr);
-  GstCudaContext *ctx = context_of (infer);
+  GstCudaContext *ctx = element_context (infer);
   ASSERT_NE (ctx, nullptr) << "dlainfer answered no CUDA context";
   GstCudaStream *producer = gst_cuda_stream_new (ctx);
   ASSERT_NE (producer, nullptr);
 
   /* BT.601 limited range (GStreamer's default for SD caps without colorimetry). */
-  struct Colour {
+  struct Nv12Colour {
     const char *label;
     uint8_t y, u, v;
   };
-  const Colour colours[3] = {{"red", 81, 90, 240}, {"green", 145, 54, 34}, {"blue", 41, 240, 110}};
+  const Nv12Colour colours[3] = {{"red", 81, 90, 240}, {"green", 145, 54, 34}, {"blue", 41, 240, 110}};
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
   int stale = 0, frames = 0;
   std::string first_stale;
   for (int i = 0; i < 1000; ++i) {
-    const Colour &c = colours[i % 3];
+    const Nv12Colour &c = colours[i % 3];
     GstMemory *mem = gst_cuda_allocator_alloc (nullptr, ctx, producer, &info);
     ASSERT_NE (mem, nullptr);
     GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);

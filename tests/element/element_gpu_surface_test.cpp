@@ -23,13 +23,6 @@ namespace {
 
 using namespace element_gpu;
 
-struct Colour {
-  const char *name;
-  uint32_t rgb;
-};
-const Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff}, {"red", 0xff0000}, {"green", 0x00ff00},
-    {"blue", 0x0000ff}, {"yellow", 0xffff00}, {"cyan", 0x00ffff}, {"magenta", 0xff00ff}};
-
 class Surface : public testing::Test {
  protected:
   void SetUp () override

@@ -22,13 +22,6 @@ namespace {
 
 using namespace element_gpu;
 
-struct Colour {
-  const char *name;
-  uint32_t rgb;
-};
-const Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff}, {"red", 0xff0000}, {"green", 0x00ff00},
-    {"blue", 0x0000ff}, {"yellow", 0xffff00}, {"cyan", 0x00ffff}, {"magenta", 0xff00ff}};
-
 class ElementGpu : public testing::Test {
  protected:
   void SetUp () override
@@ -232,22 +225,6 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
 }
 
 /* ---- one CUDA context ---- */
-
-GstCudaContext *element_context (GstElement *infer)
-{
-  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-  GstPad *pad = gst_element_get_static_pad (infer, "sink");
-  GstCudaContext *ctx = nullptr;
-  if (gst_pad_query (pad, q)) {
-    GstContext *context = nullptr;
-    gst_query_parse_context (q, &context);
-    if (context)
-      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
-  }
-  gst_object_unref (pad);
-  gst_query_unref (q);
-  return ctx;
-}
 
 /* cudaupload adopts the element's context (the same GstCudaContext), which wraps the device's
  * primary context; the element answers context queries from READY on. */

@@ -211,4 +211,21 @@ BusError start_error (const std::string &desc)
   return e;
 }
 
+GstCudaContext *element_context (GstElement *element)
+{
+  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstPad *pad = gst_element_get_static_pad (element, "sink");
+  GstCudaContext *ctx = nullptr;
+  if (gst_pad_query (pad, q)) {
+    GstContext *context = nullptr;
+    gst_query_parse_context (q, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx,
+          nullptr);
+  }
+  gst_object_unref (pad);
+  gst_query_unref (q);
+  return ctx;
+}
+
 }  // namespace element_gpu

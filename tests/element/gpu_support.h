@@ -3,6 +3,7 @@
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/cuda/gstcudacontext.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,17 @@ namespace element_gpu {
 /* The model files swdla generated (tests/data). */
 inline std::string model (const std::string &name) { return dlainfer_test::test_data (name + ".swdla"); }
 inline std::string labels_of (const std::string &name) { return dlainfer_test::test_data (name + ".labels"); }
+
+/* The colours model's classes, as the RGB its tests paint. */
+struct Colour {
+  const char *name;
+  uint32_t rgb;
+};
+inline constexpr Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff}, {"red", 0xff0000},
+    {"green", 0x00ff00}, {"blue", 0x0000ff}, {"yellow", 0xffff00}, {"cyan", 0x00ffff}, {"magenta", 0xff00ff}};
+
+/* The GstCudaContext an element answers a context query with (a ref), or nullptr. */
+GstCudaContext *element_context (GstElement *element);
 
 /* Why the swdla end-to-end tests cannot run here, or "" when they can. */
 std::string swdla_missing ();
