@@ -488,6 +488,10 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
         guint (priv->engine->outputs ().size ()), priv->engine->outputs ()[0].name.c_str ());
 
   const int classes = int (dla::resolve_class_count (priv->engine->outputs ()[0], int64_t (priv->labels.size ())));
+  if (priv->labels.empty () && !shape.classes_may_include_padding.empty () && shape.classes_may_include_padding[0])
+    GST_WARNING_OBJECT (self, "the model's output reports %d classes, a whole number of %s vectors: some may be "
+        "padding lanes that read as class_N; give a labels file with the real class count", classes,
+        tensor::layout_name (priv->engine->outputs ()[0].view.layout));
   if (!priv->labels.empty () && priv->labels.size () != size_t (classes)) {
     post_status (self, dla::Status::Error (dla::Code::kSettings,
         "The labels file '" + s.labels + "' has " + std::to_string (priv->labels.size ()) + " labels but the model has "

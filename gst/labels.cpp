@@ -1,10 +1,9 @@
 #include "labels.h"
 
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "file_read.h"
 
 namespace labels {
 namespace {
@@ -78,8 +77,15 @@ bool parse (const std::string &text, std::vector<std::string> *out, std::string 
     *error = "the labels file holds no labels (one label per line expected)";
     return false;
   }
-  /* Labels become GQuarks and message strings, which must be UTF-8. */
+  /* Labels become GQuarks and message strings, which must be UTF-8. An empty line inside the list
+   * stays a class (the indices after it must not shift) and gets its index name, not "". */
   for (size_t i = 0; i < result.size (); ++i) {
+    if (result[i].empty ())
+      result[i] = "class_" + std::to_string (i);
+    if (result[i].find ('\0') != std::string::npos) {
+      *error = "line " + std::to_string (i + 1) + " holds a NUL byte: save the labels file as plain UTF-8 text";
+      return false;
+    }
     if (!valid_utf8 (result[i])) {
       *error = "line " + std::to_string (i + 1) + " is not valid UTF-8: save the labels file as UTF-8 (e.g. iconv -f "
                "latin1 -t utf-8 old.txt > new.txt)";
@@ -98,21 +104,17 @@ bool parse (const std::string &text, std::vector<std::string> *out, std::string 
 
 bool load (const std::string &path, std::vector<std::string> *out, std::string *error, bool *not_found)
 {
+  /* 16 MiB is far more than any label list; a bigger "labels file" is the wrong file. */
+  constexpr size_t kMaxLabelsBytes = size_t (16) << 20;
+  std::string text;
+  const dla::Status st = dla::read_whole_file (path, kMaxLabelsBytes, "labels file", &text);
+  if (!st.ok ()) {
+    *not_found = st.code == dla::Code::kNotFound;
+    *error = st.message;
+    return false;
+  }
   *not_found = false;
-  std::ifstream in (path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    *not_found = err == ENOENT;
-    *error = "cannot open labels file '" + path + "': " + std::strerror (err);
-    return false;
-  }
-  std::ostringstream text;
-  text << in.rdbuf ();
-  if (in.bad ()) {
-    *error = "cannot read labels file '" + path + "'";
-    return false;
-  }
-  if (!parse (text.str (), out, error)) {
+  if (!parse (text, out, error)) {
     *error = "labels file '" + path + "': " + *error;
     return false;
   }

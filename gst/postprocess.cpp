@@ -43,10 +43,26 @@ void activate (Activation activation, std::vector<float> *scores)
     return;
   switch (activation) {
     case Activation::kSoftmax: {
-      const float max = *std::max_element (scores->begin (), scores->end ());
+      /* A NaN score gets probability 0 rather than turning every probability into NaN; +inf scores
+       * share all of it. */
+      float max = -INFINITY;
+      size_t n_inf = 0;
+      for (float s : *scores) {
+        max = s > max ? s : max;
+        n_inf += s == INFINITY;
+      }
+      if (n_inf > 0) {
+        for (float &s : *scores)
+          s = s == INFINITY ? 1.f / float (n_inf) : 0.f;
+        break;
+      }
+      if (max == -INFINITY) { /* only NaN and -inf */
+        std::fill (scores->begin (), scores->end (), 0.f);
+        break;
+      }
       double sum = 0.0;
       for (float &s : *scores) {
-        s = std::exp (s - max);
+        s = std::isnan (s) ? 0.f : std::exp (s - max);
         sum += s;
       }
       for (float &s : *scores)
@@ -55,7 +71,7 @@ void activate (Activation activation, std::vector<float> *scores)
     }
     case Activation::kSigmoid:
       for (float &s : *scores)
-        s = 1.f / (1.f + std::exp (-s));
+        s = std::isnan (s) ? 0.f : 1.f / (1.f + std::exp (-s));
       break;
     case Activation::kNone:
       break;

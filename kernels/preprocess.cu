@@ -606,6 +606,7 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   using tensor::ElemType;
   using tensor::Layout;
   const bool fp16 = dst.type == ElemType::kFp16;
+  cudaGetLastError (); /* a stale error of other CUDA work on this thread is not this launch's */
   switch (dst.layout) {
     case Layout::kChw16:
       start<Layout::kChw16, ElemType::kFp16> (a, grid, block, smem, st);

@@ -258,6 +258,10 @@ void fit_axes (ResizeMode mode, float crop_fraction, int64_t disp_w, int64_t dis
         rx = sx;
         ry = sx * disp_h / disp_w;
       }
+      /* Extreme aspect ratios can exceed int: saturate so make_plan's size check refuses them. */
+      constexpr int64_t kSaturate = int64_t (1) << 30;
+      rx = rx > kSaturate ? kSaturate : rx;
+      ry = ry > kSaturate ? kSaturate : ry;
       *x = AxisFit{int (rx), int (round_half_even_half (rx - tw))};
       *y = AxisFit{int (ry), int (round_half_even_half (ry - th))};
       return;

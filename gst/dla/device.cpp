@@ -37,9 +37,24 @@ Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int co
   Status st = PrimaryContext::Retain (cuda_device, &ctx);
   if (!st.ok ())
     return st;
+  /* In hybrid mode the current CUDA device decides which GPU the handle belongs to. The calling
+   * thread (the application's, at start) gets its own device back afterwards, once the context
+   * pushed below has been popped (declared first, so destroyed last). */
+  struct DeviceRestore {
+    int previous = -1;
+    bool had = cudaGetDevice (&previous) == cudaSuccess;
+    int wanted = -1;
+    ~DeviceRestore ()
+    {
+      if (had && previous != wanted)
+        cudaSetDevice (previous);
+    }
+  } restore;
+  restore.wanted = cuda_device;
   ScopedContext scope (ctx.handle ());
-  /* In hybrid mode the current CUDA device decides which GPU the handle belongs to. */
-  cudaSetDevice (cuda_device);
+  const cudaError_t set = cudaSetDevice (cuda_device);
+  if (set != cudaSuccess)
+    return Status::Error (Code::kInit, cuda_call_failed ("cudaSetDevice", set));
 
   const CudlaApi &api = lib->api ();
   uint64_t count = 0;

@@ -107,6 +107,16 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
     e->outputs_.push_back (std::move (t));
   }
 
+  /* A classifier's tensors are megabytes: a descriptor asking for more is refused before anything
+   * is allocated (on Jetson, GPU and pinned memory are the system's DRAM). */
+  constexpr uint64_t kMaxTensorBytes = uint64_t (1) << 30;
+  for (const auto *list : {&e->inputs_, &e->outputs_})
+    for (const TensorInfo &t : *list)
+      if (t.raw.size > kMaxTensorBytes)
+        return Status::Error (Code::kModel, "tensor '" + t.name + "' needs " + std::to_string (t.raw.size)
+            + " bytes, more than the " + std::to_string (kMaxTensorBytes) + " a classification model's tensor can "
+            "have: not a classifier dlainfer can run");
+
   ScopedContext scope (im.device.context ().handle ());
   if (!(st = CudaStream::Create (&im.stream)).ok () || !(st = CudaEvent::Create (false, false, &im.foreign)).ok ())
     return st;
@@ -229,11 +239,14 @@ Status Engine::submit (int slot)
   ScopedContext scope (primary_context ());
   cudaStream_t strm = static_cast<cudaStream_t> (stream ());
   cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.submitted.get ()), strm);
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    cudaStreamSynchronize (strm); /* the caller releases the frame: the preprocessing must be done */
     return on_cuda_error (err, "cudaEventRecord (before the DLA task)");
+  }
   const cudlaStatus cs = impl_->device.api ().SubmitTask (impl_->device.handle (), &s.task, 1, strm, 0);
   if (cs != cudlaSuccess) {
     s.state = Slot::State::kIdle;
+    cudaStreamSynchronize (strm); /* likewise */
     if (impl_->lib->emulated_external_error () != 0)
       return on_cuda_error (impl_->lib->emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) + impl_->lib->refusal_detail () + " (DLA core "

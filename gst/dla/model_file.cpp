@@ -1,10 +1,8 @@
 #include "model_file.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstring>
-#include <fstream>
+
+#include "file_read.h"
 
 namespace dla {
 
@@ -16,26 +14,16 @@ Status read_model_file (const std::string &path, std::vector<uint8_t> *out)
 {
   if (path.empty ())
     return Status::Error (Code::kSettings, "no model file given: set the model property to a DLA loadable");
-  struct stat st;
-  if (stat (path.c_str (), &st) != 0) {
-    const int err = errno;
-    return Status::Error (Code::kNotFound, "model file '" + path + "' "
-        + (err == ENOENT ? std::string ("does not exist") : std::string ("cannot be read: ") + std::strerror (err)));
-  }
-  if (S_ISDIR (st.st_mode))
-    return Status::Error (Code::kNotFound, "model file '" + path + "' is a directory, not a DLA loadable");
-  std::ifstream in (path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    return Status::Error (Code::kNotFound, "model file '" + path + "' cannot be read: " + std::strerror (err));
-  }
-  std::vector<uint8_t> bytes ((std::istreambuf_iterator<char> (in)), std::istreambuf_iterator<char> ());
-  if (in.bad ())
-    return Status::Error (Code::kNotFound, "model file '" + path + "' cannot be read: I/O error");
+  /* Loadables are megabytes; a bigger file is not one (and must not be read into memory). */
+  constexpr size_t kMaxModelBytes = size_t (1) << 30;
+  std::string bytes;
+  Status st = read_whole_file (path, kMaxModelBytes, "model file", &bytes);
+  if (!st.ok ())
+    return st;
   if (bytes.empty ())
     return Status::Error (Code::kModel, "model file '" + path + "' is empty (0 bytes); " + "build a DLA loadable with: "
         + kTrtexecRecipe);
-  *out = std::move (bytes);
+  out->assign (bytes.begin (), bytes.end ());
   return Status::Ok ();
 }
 

@@ -53,6 +53,16 @@ TEST (ModelFile, Directory)
   EXPECT_NE (st.message.find ("is a directory"), std::string::npos) << st.message;
 }
 
+/* A device or FIFO would never end (or block): refused before reading. */
+TEST (ModelFile, NotARegularFile)
+{
+  std::vector<uint8_t> b;
+  const dla::Status st = dla::read_model_file ("/dev/zero", &b);
+  EXPECT_EQ (st.code, dla::Code::kSettings);
+  EXPECT_NE (st.message.find ("'/dev/zero' is not a regular file"), std::string::npos) << st.message;
+  EXPECT_TRUE (b.empty ());
+}
+
 TEST (ModelFile, Unreadable)
 {
   if (geteuid () == 0)

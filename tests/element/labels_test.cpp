@@ -30,10 +30,31 @@ TEST (Labels, BomCrlfTrailingBlanksAndFinalNewlines)
       (std::vector<std::string> {"cat", "dog", "hot dog"}));
 }
 
-/* An empty line in the middle is a class with an empty label: it must not shift later labels. */
+/* An empty line in the middle is a class: it must not shift later labels, and it is named by its
+ * index rather than "". */
 TEST (Labels, EmptyLineInsideKeepsItsIndex)
 {
-  EXPECT_EQ (parse_ok ("a\n\nc\n"), (std::vector<std::string> {"a", "", "c"}));
+  EXPECT_EQ (parse_ok ("a\n\nc\n"), (std::vector<std::string> {"a", "class_1", "c"}));
+}
+
+/* A NUL byte would silently cut the label short where it becomes a GQuark. */
+TEST (Labels, NulByteRefused)
+{
+  std::vector<std::string> out;
+  std::string why;
+  EXPECT_FALSE (labels::parse (std::string ("cat\ndo\0g\n", 9), &out, &why));
+  EXPECT_NE (why.find ("line 2 holds a NUL byte"), std::string::npos) << why;
+}
+
+/* A device or FIFO as labels file is refused before reading (it would never end or block). */
+TEST (Labels, NotARegularFileRefused)
+{
+  std::vector<std::string> out;
+  std::string why;
+  bool not_found = true;
+  EXPECT_FALSE (labels::load ("/dev/zero", &out, &why, &not_found));
+  EXPECT_FALSE (not_found);
+  EXPECT_NE (why.find ("'/dev/zero' is not a regular file"), std::string::npos) << why;
 }
 
 TEST (Labels, Utf8Kept)

@@ -133,6 +133,26 @@ TEST (Postprocess, SigmoidAndNone)
 }
 
 /* Top-k: best first, ties by lower class id, threshold applied, k larger than C clamps. */
+/* A NaN or infinite score (a broken model, a wrong output-scale) does not wipe out the frame's
+ * results: NaN gets probability 0, +inf scores share all of it. */
+TEST (Postprocess, NonFiniteScores)
+{
+  std::vector<float> s = {1.f, NAN, 3.f, 2.f};
+  postprocess::activate (postprocess::Activation::kSoftmax, &s);
+  EXPECT_EQ (s[1], 0.f);
+  EXPECT_NEAR (s[0] + s[2] + s[3], 1.0, 1e-6);
+  EXPECT_GT (s[2], s[3]);
+  std::vector<float> inf = {1.f, INFINITY, 0.f, INFINITY};
+  postprocess::activate (postprocess::Activation::kSoftmax, &inf);
+  EXPECT_EQ (inf, (std::vector<float> {0.f, 0.5f, 0.f, 0.5f}));
+  std::vector<float> none = {NAN, -INFINITY};
+  postprocess::activate (postprocess::Activation::kSoftmax, &none);
+  EXPECT_EQ (none, (std::vector<float> {0.f, 0.f}));
+  std::vector<float> sig = {NAN, 0.f};
+  postprocess::activate (postprocess::Activation::kSigmoid, &sig);
+  EXPECT_EQ (sig, (std::vector<float> {0.f, 0.5f}));
+}
+
 TEST (Postprocess, TopKSortedWithTiesAndThreshold)
 {
   const std::vector<float> s {0.1f, 0.4f, 0.05f, 0.4f, 0.3f, 0.2f, 0.f};
