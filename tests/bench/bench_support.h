@@ -123,6 +123,8 @@ struct Result {
   guint64 frames = 0;    /* timed frames */
   double wall_s = 0, cpu_s = 0;
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
+  /* dlainfer's own stats (CUDA events, every frame incl. warm-up); < 0 where there is no "infer". */
+  double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   std::string error;
   double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
   double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
@@ -204,6 +206,17 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   if (msg)
     gst_message_unref (msg);
   gst_object_unref (bus);
+  if (GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer")) {
+    GstStructure *stats = nullptr;
+    g_object_get (infer, "stats", &stats, nullptr);
+    if (stats) {
+      gst_structure_get_double (stats, "preprocess-mean-ms", &r.preprocess_ms);
+      gst_structure_get_double (stats, "dla-mean-ms", &r.dla_ms);
+      gst_structure_get_double (stats, "postprocess-mean-ms", &r.postprocess_ms);
+      gst_structure_free (stats);
+    }
+    gst_object_unref (infer);
+  }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);
@@ -219,7 +232,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
 
 inline std::string dlainfer (const std::string &extra = "")
 {
-  return "dlainfer model=\"" + model () + "\" labels=\"" + labels () + "\"" + (extra.empty () ? "" : " " + extra);
+  return "dlainfer name=infer model=\"" + model () + "\" labels=\"" + labels () + "\"" + (extra.empty () ? "" : " " + extra);
 }
 
 inline void print_machine ()

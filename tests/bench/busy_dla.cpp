@@ -43,7 +43,12 @@ TEST (BusyDla, OneCoreAtTwoAndOneMs)
     /* A spinning wait would burn about one core for the whole service time. */
     EXPECT_LT (row.r.cpu_us (), 0.5 * row.service_us) << "the CPU seems to spin while the DLA works";
   }
-  std::printf ("\nDLA busy = frames x service time / wall time (swdla's emulated DLA is busy exactly the service\n"
+  for (const Row &row : rows)
+    if (row.r.dla_ms >= 0)
+      std::printf ("%d us service: swdla's task measured %.1f us (CUDA events): the DLA was busy %.1f%% of the time;"
+                   " per frame the element's preprocessing took %.1f us\n", row.service_us, 1000 * row.r.dla_ms,
+          100 * row.r.frames * row.r.dla_ms * 1e-3 / row.r.wall_s, 1000 * row.r.preprocess_ms);
+  std::printf ("\nDLA busy = frames x service time / wall time (swdla's emulated DLA is busy at least the service\n"
                "time per task, so it equals fps / ceiling here); idle gap = wall per frame - service time.\n"
                "CPU / service near 100%% would mean a spinning wait; blocking waits keep it small.\n"
                "This is the one-frame-in-flight baseline that in-flight frames and two cores will raise.\n");
