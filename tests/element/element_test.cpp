@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "bus_error.h"
 #include "primary_context.h"
 #include "test_support.h"
 
@@ -22,12 +23,7 @@ GstElement *make_infer ()
   return e;
 }
 
-struct BusError {
-  bool posted = false;
-  GQuark domain = 0;
-  int code = 0;
-  std::string message, debug, source;
-};
+using element_test::BusError;
 
 /* Runs `desc` towards PAUSED and returns the first error on the bus (the pipeline ends in NULL). */
 BusError run_until_error (const std::string &desc)
@@ -40,25 +36,7 @@ BusError run_until_error (const std::string &desc)
   if (!pipeline)
     return out;
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GstMessageType (GST_MESSAGE_ERROR | GST_MESSAGE_ASYNC_DONE));
-  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (msg, &err, &dbg);
-    out.posted = true;
-    out.domain = err->domain;
-    out.code = err->code;
-    out.message = err->message;
-    out.debug = dbg ? dbg : "";
-    out.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
-    g_error_free (err);
-    g_free (dbg);
-  }
-  if (msg)
-    gst_message_unref (msg);
-  gst_object_unref (bus);
+  out = element_test::wait_bus_error (pipeline, 10 * GST_SECOND, GST_MESSAGE_ASYNC_DONE);
   EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (pipeline);
   return out;

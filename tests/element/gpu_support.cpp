@@ -149,27 +149,7 @@ bool Pipeline::wait_eos (GstClockTime timeout)
 
 BusError Pipeline::wait_error (GstClockTime timeout)
 {
-  BusError out;
-  GstBus *bus = gst_element_get_bus (pipeline_);
-  GstMessage *msg =
-      gst_bus_timed_pop_filtered (bus, timeout, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (msg, &err, &dbg);
-    out.posted = true;
-    out.domain = err->domain;
-    out.code = err->code;
-    out.message = err->message;
-    out.debug = dbg ? dbg : "";
-    out.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
-    g_error_free (err);
-    g_free (dbg);
-  }
-  if (msg)
-    gst_message_unref (msg);
-  gst_object_unref (bus);
-  return out;
+  return element_test::wait_bus_error (pipeline_, timeout, GST_MESSAGE_EOS);
 }
 
 void Pipeline::stop ()

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bus_error.h"
 #include "gstdlameta.h"
 #include "test_support.h"
 
@@ -52,12 +53,7 @@ std::vector<Result> results_of (GstBuffer *buf);
 Result result_of (GstBuffer *buf, const std::string &element = "infer");
 
 /* The first error on a bus, if any. */
-struct BusError {
-  bool posted = false;
-  GQuark domain = 0;
-  int code = 0;
-  std::string message, debug, source;
-};
+using element_test::BusError;
 
 /* A parsed pipeline with optional appsrc "src" and appsink "sink". */
 class Pipeline {
