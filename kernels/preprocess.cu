@@ -5,8 +5,8 @@
  * One block makes a tile of kTileW x tile_h output vectors of one ROI:
  *  1. the filters (taps) of the tile's columns and rows, luma and chroma, are computed once, one per
  *     thread, into shared memory (not once per output pixel);
- *  2. bilinear (support 1: at most 3 x 3 taps), each output thread reads its taps there and issues
- *     all its loads at once ("direct");
+ *  2. bilinear (support 1: 2 x 2 taps with weight), each output thread reads its taps there and
+ *     issues all its loads at once ("direct");
  *     antialias downscale (wide supports), the filter is applied separably: the block's threads
  *     share the horizontal pass over every source row the tile needs (row sums per tile column into
  *     shared memory), then each output thread sums its rows vertically. The arithmetic is the
@@ -20,9 +20,12 @@
 #include <cuda_runtime.h>
 #endif
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "preprocess_plan.h"
 
@@ -137,42 +140,60 @@ __device__ Taps chroma_taps (const detail::AxisPlan &a, int v, bool antialias, b
   return make_taps (num, den, float (a.len) / float (2 * a.size), antialias, lo, hi);
 }
 
+/* K fixed taps per axis, absent ones with weight 0 at a clamped (valid) position: adding 0 * v
+ * leaves the sums exactly as the loop over [first, last] makes them, and there is no branch
+ * between the loads. Support 1 (bilinear): only floor (c - 0.5) and the next sample can have
+ * weight, so K = 2 (not the 3 that [first, last] may span). Otherwise K = 3 from first. */
+template <int K>
+__device__ __forceinline__ void fixed_taps (const Taps &t, int pos[K], float w[K])
+{
+  const int x0 = K == 2 ? t.cint - (t.cfrac < 0.5f ? 1 : 0) : t.first;
+  PREPROCESS_PRAGMA (unroll)
+  for (int i = 0; i < K; ++i) {
+    const int x = x0 + i;
+    const bool in = x >= t.first && x <= t.last;
+    pos[i] = min (max (x, t.first), t.last);
+    w[i] = in ? weight (t, x) : 0.f;
+  }
+}
+
+/* Row sums then weighted by the row weights over K x K fixed taps, all loads issued together. */
+template <int K, int N, typename Fetch>
+__device__ __forceinline__ void resample_fixed (const Taps &tx, const Taps &ty, Fetch fetch, float acc[N])
+{
+  int xs[K], ys[K];
+  float wx[K], wy[K];
+  fixed_taps<K> (tx, xs, wx);
+  fixed_taps<K> (ty, ys, wy);
+  float v[K][K][N];
+  PREPROCESS_PRAGMA (unroll)
+  for (int j = 0; j < K; ++j)
+    PREPROCESS_PRAGMA (unroll)
+    for (int i = 0; i < K; ++i)
+      fetch (xs[i], ys[j], v[j][i]);
+  PREPROCESS_PRAGMA (unroll)
+  for (int j = 0; j < K; ++j) {
+    float row[N] = {};
+    PREPROCESS_PRAGMA (unroll)
+    for (int i = 0; i < K; ++i)
+      for (int n = 0; n < N; ++n)
+        row[n] += wx[i] * v[j][i][n];
+    for (int n = 0; n < N; ++n)
+      acc[n] += wy[j] * row[n];
+  }
+}
+
 /* Sum of weight * fetch over the taps, N channels at once: row sums, then weighted by the row
- * weights. Up to 3 x 3 taps (every bilinear filter) the loops are unrolled and the loads predicated,
- * so they are all in flight together. */
+ * weights. Bilinear (2 x 2 taps) and up to 3 x 3 taps the loops are unrolled and the loads
+ * predicated, so they are all in flight together. */
 template <int N, typename Fetch>
 __device__ __forceinline__ void resample (const Taps &tx, const Taps &ty, Fetch fetch, float out[N])
 {
   float acc[N] = {};
-  if (tx.last - tx.first < 3 && ty.last - ty.first < 3) {
-    /* Absent taps get weight 0 and a clamped (valid) position: adding 0 * v leaves the sums
-     * exactly as the loop below makes them, and there is no branch between the loads. */
-    int xs[3], ys[3];
-    float wx[3], wy[3];
-    PREPROCESS_PRAGMA (unroll)
-    for (int i = 0; i < 3; ++i) {
-      const bool hx = tx.first + i <= tx.last, hy = ty.first + i <= ty.last;
-      xs[i] = hx ? tx.first + i : tx.last;
-      ys[i] = hy ? ty.first + i : ty.last;
-      wx[i] = hx ? weight (tx, xs[i]) : 0.f;
-      wy[i] = hy ? weight (ty, ys[i]) : 0.f;
-    }
-    float v[3][3][N];
-    PREPROCESS_PRAGMA (unroll)
-    for (int j = 0; j < 3; ++j)
-      PREPROCESS_PRAGMA (unroll)
-      for (int i = 0; i < 3; ++i)
-        fetch (xs[i], ys[j], v[j][i]);
-    PREPROCESS_PRAGMA (unroll)
-    for (int j = 0; j < 3; ++j) {
-      float row[N] = {};
-      PREPROCESS_PRAGMA (unroll)
-      for (int i = 0; i < 3; ++i)
-        for (int n = 0; n < N; ++n)
-          row[n] += wx[i] * v[j][i][n];
-      for (int n = 0; n < N; ++n)
-        acc[n] += wy[j] * row[n];
-    }
+  if (tx.inv_support == 1.f && ty.inv_support == 1.f) {
+    resample_fixed<2, N> (tx, ty, fetch, acc);
+  } else if (tx.last - tx.first < 3 && ty.last - ty.first < 3) {
+    resample_fixed<3, N> (tx, ty, fetch, acc);
   } else {
     for (int y = ty.first; y <= ty.last; ++y) {
       float row[N] = {};
@@ -198,7 +219,7 @@ __device__ __forceinline__ void row_sum (const Taps &tx, Fetch fetch, float row[
 {
   for (int n = 0; n < N; ++n)
     row[n] = 0.f;
-  PREPROCESS_PRAGMA (unroll 4)
+  PREPROCESS_PRAGMA (unroll 8)
   for (int x = tx.first; x <= tx.last; ++x) {
     const float wx = weight (tx, x);
     float v[N];
@@ -545,10 +566,8 @@ void start (const Args &a, dim3 grid, dim3 block, size_t smem, cudaStream_t stre
 {
 #ifdef PREPROCESS_EMULATE
   (void)stream;
-  (void)smem;
-  Shared *s = new Shared;
-  emulate_blocks (grid, block, [&] { run_block<L, T> (a, *s); });
-  delete s;
+  std::vector<double> mem ((smem + sizeof (double) - 1) / sizeof (double));
+  emulate_blocks (grid, block, [&] { run_block<L, T> (a, *reinterpret_cast<Shared *> (mem.data ())); });
 #else
   preprocess_kernel<L, T><<<grid, block, smem, stream>>> (a);
 #endif
@@ -597,7 +616,21 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
     wide = wide || (p.antialias && (r.x.len > r.x.size || r.y.len > r.y.size));
   }
   a.tile_h = wide ? 4 : kMaxTileH;
-  a.slot_rows = wide ? kSlotRows : 0;
+  a.slot_rows = 0;
+  /* Horizontal-sum rows for the separable pass, sized from the ROIs' scales (a triangle of support
+   * s over n outputs spans at most (n - 1) scale + 2 s + 2 samples): 4K sources need more than 1080p
+   * ones, and a block that asks for less shared memory leaves more to its neighbours. Beyond
+   * kSlotRows a tile falls back to direct sampling. */
+  auto span = [] (double scale, int outputs) {
+    return int (std::ceil ((outputs - 1) * scale + 2 * std::max (scale, 1.0))) + 3;
+  };
+  for (int i = 0; wide && i < a.plan.n_rois; ++i) {
+    const detail::RoiPlan &r = a.plan.rois[i];
+    const bool yuv = a.source != Source::kPacked;
+    const double sy = double (r.y.len) / r.y.size;
+    const int rows = (yuv ? 1 : 3) * span (sy, a.tile_h) + (yuv ? 2 * (span (sy / 2, a.tile_h) + 1) : 0);
+    a.slot_rows = std::min (kSlotRows, std::max (a.slot_rows, rows));
+  }
   const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);
   const dim3 block (kTileW, kThreads / kTileW);
   const dim3 grid (unsigned ((a.vectors_per_row + kTileW - 1) / kTileW), unsigned ((dst.h + a.tile_h - 1) / a.tile_h),

@@ -1,6 +1,7 @@
 #include "completion_wait.h"
 
 #include <cuda_runtime_api.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <thread>
@@ -10,6 +11,26 @@ namespace dla {
 namespace {
 /* A bogus duration must never hold a frame (or stop) for long. */
 constexpr std::chrono::microseconds kMaxSleep {100000};
+
+/* The calling thread's timer slack, for one scope (it belongs to the streaming thread, not us). */
+class ScopedTimerSlack {
+ public:
+  explicit ScopedTimerSlack (unsigned long ns) : old_ (prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0))
+  {
+    if (old_ >= 0)
+      prctl (PR_SET_TIMERSLACK, ns, 0, 0, 0);
+  }
+  ~ScopedTimerSlack ()
+  {
+    if (old_ >= 0)
+      prctl (PR_SET_TIMERSLACK, static_cast<unsigned long> (old_), 0, 0, 0);
+  }
+  ScopedTimerSlack (const ScopedTimerSlack &) = delete;
+  ScopedTimerSlack &operator= (const ScopedTimerSlack &) = delete;
+
+ private:
+  const int old_;
+};
 }  // namespace
 
 void CompletionWait::learn (float device_ms)
@@ -22,9 +43,12 @@ int CompletionWait::wait (void *event) const
 {
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
-  if (expected_ > kPollWindow)
-    std::this_thread::sleep_until (start_ + std::min (expected_ - kPollWindow, kMaxSleep));
-  const auto poll_end = steady_clock::now () + kPollWindow;
+  const auto end = start_ + std::min (expected_, kMaxSleep);
+  if (end - kEarly > steady_clock::now ()) {
+    const ScopedTimerSlack slack (1000);
+    std::this_thread::sleep_until (end - kEarly);
+  }
+  const auto poll_end = std::max (end, steady_clock::now ()) + kLate;
   cudaError_t err;
   while ((err = cudaEventQuery (ev)) == cudaErrorNotReady && steady_clock::now () < poll_end)
     std::this_thread::yield ();

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -122,6 +123,7 @@ struct Result {
   std::string what;
   guint64 frames = 0;    /* timed frames */
   double wall_s = 0, cpu_s = 0;
+  double swdla_cpu_s = 0; /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events, every frame incl. warm-up); < 0 where there is no "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
@@ -129,7 +131,22 @@ struct Result {
   double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
   double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
   double cpu_us () const { return frames ? 1e6 * cpu_s / frames : 0; }
+  double swdla_cpu_us () const { return frames ? 1e6 * swdla_cpu_s / frames : 0; }
 };
+
+/* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs), 0 when the
+ * cuDLA library loaded in this process is not swdla. */
+inline double swdla_submit_cpu_seconds ()
+{
+  const char *path = g_getenv ("DLAINFER_CUDLA_LIBRARY");
+  void *lib = path ? dlopen (path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  if (!lib)
+    return 0;
+  auto fn = reinterpret_cast<uint64_t (*) ()> (dlsym (lib, "swdlaSubmitCpuNs"));
+  const double s = fn ? fn () / 1e9 : 0;
+  dlclose (lib);
+  return s;
+}
 
 /* Pushes warmup + n frames through `appsrc ! MIDDLE ! fakesink` and times the last n at the sink.
  * every(k) is called at the sink after each 10 000th timed frame (k = frames so far). */
@@ -154,7 +171,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   struct Probe {
     guint64 seen = 0, warmup = 0, n = 0, with_meta = 0;
     gint64 t0 = 0, t1 = 0;
-    double c0 = 0, c1 = 0;
+    double c0 = 0, c1 = 0, s0 = 0, s1 = 0;
     const std::function<void (guint64)> *every = nullptr;
   } p;
   p.warmup = warmup;
@@ -169,9 +186,11 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
           ++p->with_meta;
         if (i == p->warmup) {
           p->c0 = cpu_seconds ();
+          p->s0 = swdla_submit_cpu_seconds ();
           p->t0 = g_get_monotonic_time ();
         } else if (i == p->warmup + p->n) {
           p->t1 = g_get_monotonic_time ();
+          p->s1 = swdla_submit_cpu_seconds ();
           p->c1 = cpu_seconds ();
         }
         if (i > p->warmup && (i - p->warmup) % 10000 == 0 && *p->every)
@@ -226,6 +245,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   r.frames = n;
   r.wall_s = (p.t1 - p.t0) / 1e6;
   r.cpu_s = p.c1 - p.c0;
+  r.swdla_cpu_s = p.s1 - p.s0;
   r.with_meta = p.with_meta;
   return r;
 }

@@ -56,6 +56,39 @@ __global__ void layer_kernel (LayerParams p, const float *in, float *out, int64_
   out[i] = math::layer_output (p, image, int (k.c), int (k.y), int (k.x));
 }
 
+/* Averages and fully connected layers reduce thousands of inputs into one output (a global
+ * average over 224x224): one block per output element, so that is microseconds, not a serial
+ * loop. Summation order differs from the CPU executor's; the tests compare within tolerance. */
+__global__ void reduce_kernel (LayerParams p, const float *in, float *out)
+{
+  __shared__ float partial[kBlock];
+  const Index k = split (blockIdx.x, p.out_c, p.out_h, p.out_w);
+  const int64_t image_size = int64_t (p.in_c) * p.in_h * p.in_w;
+  const float *image = in + k.n * image_size;
+  const bool fc = p.kind == math::kFc;
+  const math::Window w = fc ? math::Window {} : math::pool_window (p, int (k.y), int (k.x));
+  const int width = w.x1 - w.x0;
+  const int64_t count = fc ? image_size : int64_t (w.y1 - w.y0) * width;
+  float sum = 0.f;
+  for (int64_t j = threadIdx.x; j < count; j += kBlock)
+    sum += fc ? p.weights[k.c * image_size + j] * image[j]
+              : math::at (p, image, int (k.c), w.y0 + int (j / width), w.x0 + int (j % width));
+  partial[threadIdx.x] = sum;
+  __syncthreads ();
+  for (int half = kBlock / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = fc ? (p.bias ? p.bias[k.c] : 0.f) + partial[0] : partial[0] / float (count);
+}
+
+bool is_reduction (uint32_t kind)
+{
+  return kind == math::kAvgPool || kind == math::kGap || kind == math::kAdaptive || kind == math::kFc;
+}
+
 }  // namespace
 
 cudaError_t DeviceModel::Create (const Model &model, std::unique_ptr<DeviceModel> *out)
@@ -107,7 +140,10 @@ cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *
   int cur = 0;
   for (size_t i = 0; i < params_.size (); ++i) {
     total = model_.batch () * model_.shapes[i + 1].count ();
-    layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur], total);
+    if (is_reduction (params_[i].kind))
+      reduce_kernel<<<unsigned (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur]);
+    else
+      layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur], total);
     cur = 1 - cur;
   }
   /* Pads and row tails zero, then the values. */

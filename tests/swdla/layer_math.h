@@ -33,14 +33,23 @@ SWDLA_HD float at (const LayerParams &p, const float *in, int c, int y, int x)
   return in[(int64_t (c) * p.in_h + y) * p.in_w + x];
 }
 
-/* Mean over rows [y0, y1) and columns [x0, x1) of channel c. */
-SWDLA_HD float window_mean (const LayerParams &p, const float *in, int c, int y0, int y1, int x0, int x1)
+/* Rows [y0, y1) and columns [x0, x1) that a pooling output (oy, ox) reads. */
+struct Window {
+  int y0, y1, x0, x1;
+};
+
+/* Max and average pooling windows are clipped to the input: padding never wins a max and is not
+ * counted in a mean. */
+SWDLA_HD Window pool_window (const LayerParams &p, int oy, int ox)
 {
-  float sum = 0.f;
-  for (int y = y0; y < y1; ++y)
-    for (int x = x0; x < x1; ++x)
-      sum += at (p, in, c, y, x);
-  return sum / float ((y1 - y0) * (x1 - x0));
+  if (p.kind == kGap)
+    return Window {0, p.in_h, 0, p.in_w};
+  if (p.kind == kAdaptive) /* PyTorch's AdaptiveAvgPool2d windows: [floor(i*H/oh), ceil((i+1)*H/oh)). */
+    return Window {oy * p.in_h / p.out_h, ((oy + 1) * p.in_h + p.out_h - 1) / p.out_h, ox * p.in_w / p.out_w,
+        ((ox + 1) * p.in_w + p.out_w - 1) / p.out_w};
+  const int y0 = oy * p.sy - p.py, x0 = ox * p.sx - p.px;
+  return Window {y0 < 0 ? 0 : y0, y0 + p.kh > p.in_h ? p.in_h : y0 + p.kh, x0 < 0 ? 0 : x0,
+      x0 + p.kw > p.in_w ? p.in_w : x0 + p.kw};
 }
 
 /* Output element (oc, oy, ox) of one image; `in` is that image's dense [C][H][W] FP32 input. */
@@ -65,27 +74,23 @@ SWDLA_HD float layer_output (const LayerParams &p, const float *in, int oc, int 
       const float v = at (p, in, oc, oy, ox);
       return v > 0.f ? v : 0.f;
     }
-    case kMaxPool:
-    case kAvgPool: {
-      /* The window clipped to the input: padding never wins a max and is not counted in a mean. */
-      const int y0 = oy * p.sy - p.py, x0 = ox * p.sx - p.px;
-      const int ya = y0 < 0 ? 0 : y0, xa = x0 < 0 ? 0 : x0;
-      const int yb = y0 + p.kh > p.in_h ? p.in_h : y0 + p.kh, xb = x0 + p.kw > p.in_w ? p.in_w : x0 + p.kw;
-      if (p.kind == kAvgPool)
-        return window_mean (p, in, oc, ya, yb, xa, xb);
+    case kMaxPool: {
+      const Window w = pool_window (p, oy, ox);
       float m = -INFINITY;
-      for (int y = ya; y < yb; ++y)
-        for (int x = xa; x < xb; ++x)
+      for (int y = w.y0; y < w.y1; ++y)
+        for (int x = w.x0; x < w.x1; ++x)
           m = fmaxf (m, at (p, in, oc, y, x));
       return m;
     }
+    case kAvgPool:
     case kGap:
-      return window_mean (p, in, oc, 0, p.in_h, 0, p.in_w);
     case kAdaptive: {
-      /* PyTorch's AdaptiveAvgPool2d windows: [floor(i*H/oh), ceil((i+1)*H/oh)). */
-      const int y0 = oy * p.in_h / p.out_h, y1 = ((oy + 1) * p.in_h + p.out_h - 1) / p.out_h;
-      const int x0 = ox * p.in_w / p.out_w, x1 = ((ox + 1) * p.in_w + p.out_w - 1) / p.out_w;
-      return window_mean (p, in, oc, y0, y1, x0, x1);
+      const Window w = pool_window (p, oy, ox);
+      float sum = 0.f;
+      for (int y = w.y0; y < w.y1; ++y)
+        for (int x = w.x0; x < w.x1; ++x)
+          sum += at (p, in, oc, y, x);
+      return sum / float ((w.y1 - w.y0) * (w.x1 - w.x0));
     }
     case kFc: {
       float sum = p.bias ? p.bias[oc] : 0.f;

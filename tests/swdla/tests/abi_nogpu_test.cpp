@@ -58,7 +58,8 @@ TEST_F (AbiNoGpu, ExportsAllSixteenEntryPointsAndItsOwn)
            "cudlaModuleLoadFromMemory", "cudlaModuleGetAttributes", "cudlaModuleUnload", "cudlaSubmitTask",
            "cudlaDeviceGetAttribute", "cudlaMemUnregister", "cudlaGetLastError", "cudlaDestroyDevice",
            "cudlaImportExternalMemory", "cudlaGetNvSciSyncAttributes", "cudlaImportExternalSemaphore",
-           "cudlaSetTaskTimeoutInMs", "swdlaBackendName", "swdlaExternalDeviceError", "swdlaLastRefusal"})
+           "cudlaSetTaskTimeoutInMs", "swdlaBackendName", "swdlaExternalDeviceError", "swdlaLastRefusal",
+           "swdlaSubmitCpuNs"})
     EXPECT_NE (lib ().sym<void *> (name), nullptr) << name;
   /* Nothing else leaks out (the CUDA runtime inside is static and hidden). */
   EXPECT_EQ (lib ().sym<void *> ("cudaMalloc"), nullptr);
