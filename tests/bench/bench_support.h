@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -40,6 +41,14 @@ inline double cpu_seconds ()
   struct rusage ru {};
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* CPU seconds of the calling thread (in a sink pad probe: the streaming thread). */
+inline double thread_cpu_seconds ()
+{
+  timespec ts {};
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 inline double rss_mib ()
@@ -123,7 +132,8 @@ struct Result {
   std::string what;
   guint64 frames = 0;    /* timed frames */
   double wall_s = 0, cpu_s = 0;
-  double swdla_cpu_s = 0; /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
+  double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
+  double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events, every frame incl. warm-up); < 0 where there is no "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
@@ -132,6 +142,7 @@ struct Result {
   double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
   double cpu_us () const { return frames ? 1e6 * cpu_s / frames : 0; }
   double swdla_cpu_us () const { return frames ? 1e6 * swdla_cpu_s / frames : 0; }
+  double streaming_cpu_us () const { return frames ? 1e6 * streaming_cpu_s / frames : 0; }
 };
 
 /* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs), 0 when the
@@ -171,7 +182,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   struct Probe {
     guint64 seen = 0, warmup = 0, n = 0, with_meta = 0;
     gint64 t0 = 0, t1 = 0;
-    double c0 = 0, c1 = 0, s0 = 0, s1 = 0;
+    double c0 = 0, c1 = 0, s0 = 0, s1 = 0, th0 = 0, th1 = 0;
     const std::function<void (guint64)> *every = nullptr;
   } p;
   p.warmup = warmup;
@@ -187,10 +198,12 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
         if (i == p->warmup) {
           p->c0 = cpu_seconds ();
           p->s0 = swdla_submit_cpu_seconds ();
+          p->th0 = thread_cpu_seconds ();
           p->t0 = g_get_monotonic_time ();
         } else if (i == p->warmup + p->n) {
           p->t1 = g_get_monotonic_time ();
           p->s1 = swdla_submit_cpu_seconds ();
+          p->th1 = thread_cpu_seconds ();
           p->c1 = cpu_seconds ();
         }
         if (i > p->warmup && (i - p->warmup) % 10000 == 0 && *p->every)
@@ -246,6 +259,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   r.wall_s = (p.t1 - p.t0) / 1e6;
   r.cpu_s = p.c1 - p.c0;
   r.swdla_cpu_s = p.s1 - p.s0;
+  r.streaming_cpu_s = p.th1 - p.th0;
   r.with_meta = p.with_meta;
   return r;
 }

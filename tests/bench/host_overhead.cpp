@@ -4,6 +4,46 @@
  * <= 20 us CPU added per frame. */
 #include "bench_support.h"
 
+namespace {
+
+/* CPU microseconds per call of the CUDA runtime calls dlainfer makes per frame, on this machine. */
+void print_cuda_call_costs ()
+{
+  cudaStream_t s;
+  cudaEvent_t a, b;
+  void *dev = nullptr, *host = nullptr;
+  if (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) != cudaSuccess)
+    return;
+  cudaEventCreateWithFlags (&a, cudaEventBlockingSync);
+  cudaEventCreateWithFlags (&b, cudaEventBlockingSync);
+  cudaMalloc (&dev, 64);
+  cudaMallocHost (&host, 64);
+  const int n = 20000;
+  auto per_call = [&] (auto call) {
+    const double t0 = bench::thread_cpu_seconds ();
+    for (int i = 0; i < n; ++i)
+      call ();
+    cudaStreamSynchronize (s);
+    return 1e6 * (bench::thread_cpu_seconds () - t0) / n;
+  };
+  const double record = per_call ([&] { cudaEventRecord (a, s); });
+  const double query = per_call ([&] { cudaEventQuery (a); });
+  const double copy = per_call ([&] { cudaMemcpyAsync (host, dev, 64, cudaMemcpyDeviceToHost, s); });
+  cudaEventRecord (b, s);
+  cudaEventSynchronize (b);
+  float ms;
+  const double elapsed = per_call ([&] { cudaEventElapsedTime (&ms, a, b); });
+  std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f, cudaEventQuery %.2f, "
+               "cudaMemcpyAsync (64 B to pinned) %.2f, cudaEventElapsedTime %.2f\n", record, query, copy, elapsed);
+  cudaFreeHost (host);
+  cudaFree (dev);
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  cudaStreamDestroy (s);
+}
+
+}  // namespace
+
 TEST (HostOverhead, DlainferAgainstIdentity)
 {
   const std::string why = bench::swdla_missing ();
@@ -32,6 +72,10 @@ TEST (HostOverhead, DlainferAgainstIdentity)
   std::printf ("target: <= 20 us CPU added per frame:  %s (%.2f us)\n", add_cpu <= 20 ? "MET" : "MISSED", add_cpu);
   std::printf ("(CPU = getrusage of the whole process, every thread, the app's pushing thread included: the same\n"
                " for both rows. The dlainfer wall time includes its GPU work: kernel, swdla's task, output copy.)\n");
+  std::printf ("of the CPU per frame, the streaming thread (appsrc ! X ! fakesink runs on it): identity %.2f us, "
+               "dlainfer %.2f us; the other threads (the app's, CUDA's): %.2f us added\n",
+      id.streaming_cpu_us (), dla.streaming_cpu_us (),
+      (dla.cpu_us () - dla.streaming_cpu_us ()) - (id.cpu_us () - id.streaming_cpu_us ()));
   if (dla.dla_ms >= 0) {
     /* swdla is a stand-in for the DLA: its task time is the DLA's, not the element's. */
     const double own = add_wall - 1000.0 * dla.dla_ms;
@@ -40,6 +84,7 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     std::printf ("target: <= 50 us wall added per frame, the DLA task's time taken out: %s (%.2f us)\n",
         own <= 50 ? "MET" : "MISSED", own);
   }
+  print_cuda_call_costs ();
   if (dla.swdla_cpu_s > 0) {
     /* swdla launches the network's kernels from cudlaSubmitTask on the caller's thread; a DLA runs it. */
     const double own_cpu = add_cpu - dla.swdla_cpu_us ();
