@@ -97,14 +97,16 @@ __device__ __forceinline__ Taps no_taps ()
 __device__ Taps make_taps (int64_t num, int64_t den, float scale, bool antialias, int lo, int hi)
 {
   Taps t;
-  /* floor (num / den) through a double division (both far below 2^53), made exact by the
-   * remainder: cheaper than a 64-bit integer division. */
-  int64_t q = int64_t (floor (double (num) / double (den)));
+  /* floor (num / den) from a float estimate made exact by the remainder (num < 2^39, den < 2^23:
+   * the quotient, below 2^18, is off by at most one). FP64 division is slow on Orin's GPU, and
+   * this runs in the serial part of every block. */
+  int64_t q = int64_t (float (num) / float (den));
   int64_t rem = num - q * den;
-  if (rem < 0) {
+  while (rem < 0) {
     --q;
     rem += den;
-  } else if (rem >= den) {
+  }
+  while (rem >= den) {
     ++q;
     rem -= den;
   }
