@@ -1,5 +1,6 @@
-/* swdla: one output element of each layer, for the CPU executor and the CUDA kernels alike, so
- * both compute the same sums in the same order (FP32, no FMA contraction: see meson.build). */
+/* swdla: one output element of each layer, for the CPU executor and the CUDA kernels alike (FP32,
+ * no FMA contraction: see meson.build). The CUDA executor sums averages and fully connected layers
+ * in parallel (cuda_executor.cu), so those differ from the CPU's serial sums by rounding only. */
 #pragma once
 
 #include <cstdint>
