@@ -7,24 +7,17 @@
 namespace {
 
 /* CPU microseconds per call of the CUDA runtime calls dlainfer makes per frame, on this machine. */
-void print_cuda_call_costs ()
+void measure_cuda_call_costs (cudaStream_t s, cudaEvent_t a, cudaEvent_t b, void *dev, void *host)
 {
-  cudaStream_t s;
-  cudaEvent_t a, b;
-  void *dev = nullptr, *host = nullptr;
-  if (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) != cudaSuccess)
-    return;
-  cudaEventCreateWithFlags (&a, cudaEventBlockingSync);
-  cudaEventCreateWithFlags (&b, cudaEventBlockingSync);
-  cudaMalloc (&dev, 64);
-  cudaMallocHost (&host, 64);
   const int n = 20000;
+  /* The issuing loop only: the stream is drained afterwards, outside the measurement. */
   auto per_call = [&] (auto call) {
     const double t0 = bench::thread_cpu_seconds ();
     for (int i = 0; i < n; ++i)
       call ();
+    const double t1 = bench::thread_cpu_seconds ();
     cudaStreamSynchronize (s);
-    return 1e6 * (bench::thread_cpu_seconds () - t0) / n;
+    return 1e6 * (t1 - t0) / n;
   };
   const double record = per_call ([&] { cudaEventRecord (a, s); });
   const double query = per_call ([&] { cudaEventQuery (a); });
@@ -35,11 +28,29 @@ void print_cuda_call_costs ()
   const double elapsed = per_call ([&] { cudaEventElapsedTime (&ms, a, b); });
   std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f, cudaEventQuery %.2f, "
                "cudaMemcpyAsync (64 B to pinned) %.2f, cudaEventElapsedTime %.2f\n", record, query, copy, elapsed);
+}
+
+void print_cuda_call_costs ()
+{
+  cudaStream_t s = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  void *dev = nullptr, *host = nullptr;
+  if (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) == cudaSuccess &&
+      cudaEventCreateWithFlags (&a, cudaEventBlockingSync) == cudaSuccess &&
+      cudaEventCreateWithFlags (&b, cudaEventBlockingSync) == cudaSuccess && cudaMalloc (&dev, 64) == cudaSuccess &&
+      cudaMallocHost (&host, 64) == cudaSuccess)
+    measure_cuda_call_costs (s, a, b, dev, host);
+  else
+    std::printf ("CUDA runtime call costs: not measured (set-up failed)\n");
   cudaFreeHost (host);
   cudaFree (dev);
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  cudaStreamDestroy (s);
+  if (b)
+    cudaEventDestroy (b);
+  if (a)
+    cudaEventDestroy (a);
+  if (s)
+    cudaStreamDestroy (s);
+  cudaGetLastError ();
 }
 
 }  // namespace
@@ -86,11 +97,13 @@ TEST (HostOverhead, DlainferAgainstIdentity)
   }
   print_cuda_call_costs ();
   if (dla.swdla_cpu_s > 0) {
-    /* swdla launches the network's kernels from cudlaSubmitTask on the caller's thread; a DLA runs it. */
+    /* swdla launches the network's kernels from cudlaSubmitTask on the caller's thread; a DLA runs
+     * the network itself, though a real submit still costs some CPU: this is an upper bound. */
     const double own_cpu = add_cpu - dla.swdla_cpu_us ();
     std::printf ("CPU inside swdla's cudlaSubmitTask (the software DLA's host work): %.2f us/frame\n",
         dla.swdla_cpu_us ());
-    std::printf ("target: <= 20 us CPU added per frame, swdla's submit CPU taken out: %s (%.2f us)\n",
+    std::printf ("target: <= 20 us CPU added per frame, all of swdla's submit CPU taken out (a real submit costs"
+                 " some): %s (%.2f us)\n",
         own_cpu <= 20 ? "MET" : "MISSED", own_cpu);
   }
 }

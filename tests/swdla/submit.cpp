@@ -16,7 +16,8 @@ using swdla::state;
 namespace {
 
 /* CPU time the callers' threads spent inside cudlaSubmitTask: the software DLA's own host work
- * (checks, kernel launches), which a DLA does not put on the CPU; benchmarks take it out. */
+ * (checks, launching the network's kernels). A real submit also costs CPU (its checks, the
+ * ioctl), so what benchmarks take out with this is an upper bound of what is not the caller's. */
 std::atomic<uint64_t> submit_cpu_ns {0};
 
 uint64_t thread_cpu_ns ()
