@@ -12,18 +12,17 @@ namespace {
 /* A bogus duration must never hold a frame (or stop) for long. */
 constexpr std::chrono::microseconds kMaxSleep {100000};
 
-/* The calling thread's timer slack, for one scope (it belongs to the streaming thread, not us);
- * left alone when it cannot be read back (0 would mean "reset to the default" on restore). */
+/* The calling thread's timer slack, for one scope (it belongs to the streaming thread, not us). */
 class ScopedTimerSlack {
  public:
   explicit ScopedTimerSlack (unsigned long ns) : old_ (prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0))
   {
-    if (old_ > 0)
+    if (old_ >= 0)
       prctl (PR_SET_TIMERSLACK, ns, 0, 0, 0);
   }
   ~ScopedTimerSlack ()
   {
-    if (old_ > 0)
+    if (old_ >= 0)
       prctl (PR_SET_TIMERSLACK, static_cast<unsigned long> (old_), 0, 0, 0);
   }
   ScopedTimerSlack (const ScopedTimerSlack &) = delete;

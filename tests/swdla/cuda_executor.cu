@@ -84,22 +84,9 @@ __global__ void reduce_kernel (LayerParams p, const float *in, float *out)
     out[blockIdx.x] = fc ? (p.bias ? p.bias[k.c] : 0.f) + partial[0] : partial[0] / float (count);
 }
 
-/* Inputs summed into one output value (0: not a sum); at least kBlock of them go to reduce_kernel,
- * small windows stay one thread per output. */
-int64_t reduction_size (const LayerParams &p)
+bool is_reduction (uint32_t kind)
 {
-  switch (p.kind) {
-    case math::kFc:
-      return int64_t (p.in_c) * p.in_h * p.in_w;
-    case math::kGap:
-      return int64_t (p.in_h) * p.in_w;
-    case math::kAvgPool:
-      return int64_t (p.kh) * p.kw;
-    case math::kAdaptive:
-      return int64_t (p.in_h / p.out_h + 1) * (p.in_w / p.out_w + 1);
-    default:
-      return 0;
-  }
+  return kind == math::kAvgPool || kind == math::kGap || kind == math::kAdaptive || kind == math::kFc;
 }
 
 }  // namespace
@@ -153,7 +140,7 @@ cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *
   int cur = 0;
   for (size_t i = 0; i < params_.size (); ++i) {
     total = model_.batch () * model_.shapes[i + 1].count ();
-    if (reduction_size (params_[i]) >= kBlock)
+    if (is_reduction (params_[i].kind))
       reduce_kernel<<<unsigned (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur]);
     else
       layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur], total);
