@@ -5,14 +5,16 @@
  * One block makes a tile of kTileW x tile_h output vectors of one ROI:
  *  1. the filters (taps) of the tile's columns and rows, luma and chroma, are computed once, one per
  *     thread, into shared memory (not once per output pixel);
- *  2. bilinear (support 1: 2 x 2 taps with weight), each output thread reads its taps there and
- *     issues all its loads at once ("direct");
+ *  2. bilinear launches (every support 1: 2 x 2 taps with weight), each output thread reads its
+ *     taps there and issues the loads of every plane at once, with no branch on the filter size
+ *     (sample_bilinear);
  *     antialias downscale (wide supports), the filter is applied separably: the block's threads
  *     share the horizontal pass over every source row the tile needs (row sums per tile column into
  *     shared memory), then each output thread sums its rows vertically. The arithmetic is the
  *     direct loop's, in the same order (row sums, then weighted by the row weights), so both paths
  *     give the same floats. A tile whose rows do not fit in shared memory falls back to direct.
- *  3. YUV -> RGB, normalisation, encoding and one whole-vector store per output.
+ *  3. YUV -> RGB, normalisation (one FMA per channel), encoding and one whole-vector store per
+ *     output.
  * Phases are written as each_thread (per-thread body) + block_sync () so that
  * tests/kernels/cuda_emulation.h can run them on the CPU one block at a time. */
 #ifndef PREPROCESS_EMULATE /* tests/kernels/cuda_emulation.h runs this file on the CPU for CI */
@@ -63,7 +65,10 @@ struct Args {
   int vectors_per_row; /* row_stride / pixel_stride: tails are written as zero vectors */
   bool antialias;
   int from[3]; /* tensor channel c takes RGB component from[c] */
-  float mean[3], std[3], pad[3], int8_scale;
+  /* (x / 255 - mean) / std, for INT8 then / scale, as one FMA x * norm_scale + norm_bias: within a
+   * float rounding or two of the reference's divisions, inside the FP16 ulp / INT8 step that the
+   * tests allow. */
+  float norm_scale[3], norm_bias[3], pad[3];
   int tile_h;    /* output rows per block */
   int slot_rows; /* horizontal-sum rows of shared memory (0: no separable pass in this launch) */
   detail::Plan plan;
@@ -159,30 +164,48 @@ __device__ __forceinline__ void fixed_taps (const Taps &t, int pos[K], float w[K
   }
 }
 
-/* Row sums then weighted by the row weights over K x K fixed taps, all loads issued together. */
+/* K x K fixed taps of one plane, split into gather (all loads) and combine (row sums, then weighted
+ * by the row weights) so that a caller can put the loads of several planes in flight together. */
+template <int K, int N>
+struct Gathered {
+  float v[K][K][N];
+  float wx[K], wy[K];
+};
+
 template <int K, int N, typename Fetch>
-__device__ __forceinline__ void resample_fixed (const Taps &tx, const Taps &ty, Fetch fetch, float acc[N])
+__device__ __forceinline__ void gather_fixed (const Taps &tx, const Taps &ty, Fetch fetch, Gathered<K, N> &g)
 {
   int xs[K], ys[K];
-  float wx[K], wy[K];
-  fixed_taps<K> (tx, xs, wx);
-  fixed_taps<K> (ty, ys, wy);
-  float v[K][K][N];
+  fixed_taps<K> (tx, xs, g.wx);
+  fixed_taps<K> (ty, ys, g.wy);
   PREPROCESS_PRAGMA (unroll)
   for (int j = 0; j < K; ++j)
     PREPROCESS_PRAGMA (unroll)
     for (int i = 0; i < K; ++i)
-      fetch (xs[i], ys[j], v[j][i]);
+      fetch (xs[i], ys[j], g.v[j][i]);
+}
+
+template <int K, int N>
+__device__ __forceinline__ void combine_fixed (const Gathered<K, N> &g, float acc[N])
+{
   PREPROCESS_PRAGMA (unroll)
   for (int j = 0; j < K; ++j) {
     float row[N] = {};
     PREPROCESS_PRAGMA (unroll)
     for (int i = 0; i < K; ++i)
       for (int n = 0; n < N; ++n)
-        row[n] += wx[i] * v[j][i][n];
+        row[n] += g.wx[i] * g.v[j][i][n];
     for (int n = 0; n < N; ++n)
-      acc[n] += wy[j] * row[n];
+      acc[n] += g.wy[j] * row[n];
   }
+}
+
+template <int K, int N, typename Fetch>
+__device__ __forceinline__ void resample_fixed (const Taps &tx, const Taps &ty, Fetch fetch, float acc[N])
+{
+  Gathered<K, N> g;
+  gather_fixed<K, N> (tx, ty, fetch, g);
+  combine_fixed<K, N> (g, acc);
 }
 
 /* Sum of weight * fetch over the taps, N channels at once: row sums, then weighted by the row
@@ -314,6 +337,43 @@ __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
+/* Bilinear sampling of one output (every support 1): the same arithmetic as sample_rgb, with the
+ * loads of every plane issued before any of them is used, so one trip to memory serves all. */
+__device__ void sample_bilinear (const Args &a, const Taps &lx, const Taps &ly, const Taps &cx, const Taps &cy,
+                                 float rgb[3])
+{
+  auto scaled = [] (const Taps &tx, const Taps &ty, float &v) { v = v * tx.inv_sum * ty.inv_sum; };
+  if (a.source == Source::kPacked) {
+    float acc[3] = {};
+    resample_fixed<2, 3> (lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, acc);
+    for (int c = 0; c < 3; ++c) {
+      scaled (lx, ly, acc[c]);
+      rgb[c] = acc[c];
+    }
+    return;
+  }
+  Gathered<2, 1> gy;
+  Gathered<2, 2> gc;
+  gather_fixed<2, 1> (lx, ly, [&] (int x, int y, float v[1]) { luma_at (a, y) (x, v); }, gy);
+  if (a.source == Source::kNV12)
+    gather_fixed<2, 2> (
+        cx, cy, [&] (int x, int y, float v[2]) { Nv12At{a.planes[1] + y * a.pitches[1]}(x, v); }, gc);
+  else
+    gather_fixed<2, 2> (
+        cx, cy,
+        [&] (int x, int y, float v[2]) {
+          I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}(x, v);
+        },
+        gc);
+  float y = 0.f, uv[2] = {};
+  combine_fixed<2, 1> (gy, &y);
+  combine_fixed<2, 2> (gc, uv);
+  scaled (lx, ly, y);
+  scaled (cx, cy, uv[0]);
+  scaled (cx, cy, uv[1]);
+  yuv_to_rgb (a.colour, y, uv, rgb);
+}
+
 /* Where the horizontal sums of one plane sit: slot s (a row of kTileW floats per channel) holds
  * source row lo + s, for the rows from the tile's first tap to its last (with antialias the supports
  * of neighbouring rows overlap, so nothing between is wasted). Tile row j's first tap is in slot
@@ -355,14 +415,15 @@ struct Shared {
   float h[kSlotRows * kTileW]; /* only Args::slot_rows rows are allocated */
 };
 
-/* One element's bits: FP16 as __float2half_rn, INT8 as round-half-even(value / scale) saturated,
- * the same rounding as tensor::float_to_half / quantize_int8 on the host. */
+/* One element's bits: FP16 as __float2half_rn, INT8 as round-half-even saturated (value is
+ * already divided by the INT8 scale), the same rounding as tensor::float_to_half / quantize_int8
+ * on the host. */
 template <tensor::ElemType T>
-__device__ __forceinline__ uint32_t encode (float value, float int8_scale)
+__device__ __forceinline__ uint32_t encode (float value)
 {
   if (T == tensor::ElemType::kFp16)
     return __half_as_ushort (__float2half_rn (value));
-  const int q = __float2int_rn (value / int8_scale);
+  const int q = __float2int_rn (value);
   return uint32_t (uint8_t (int8_t (min (max (q, -128), 127))));
 }
 
@@ -417,6 +478,29 @@ __device__ __forceinline__ void block_sync ()
 #ifndef PREPROCESS_EMULATE
   __syncthreads ();
 #endif
+}
+
+/* Output (ox, oy): letterbox pad or sample (vx, vy, rgb), then normalise, encode and store the
+ * whole vector (zeros in the row tail). */
+template <tensor::Layout L, tensor::ElemType T, typename Sample>
+__device__ __forceinline__ void write_output (const Args &a, const detail::RoiPlan &r, int ox, int oy, Sample sample)
+{
+  if (ox >= a.vectors_per_row || oy >= a.dst.h)
+    return;
+  uint32_t e[3] = {0u, 0u, 0u};
+  if (ox < a.dst.w) {
+    const int vx = ox + r.x.off, vy = oy + r.y.off;
+    float rgb[3];
+    if (vx < 0 || vx >= r.x.size || vy < 0 || vy >= r.y.size) {
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = a.pad[c];
+    } else {
+      sample (vx, vy, rgb);
+    }
+    for (int c = 0; c < 3; ++c)
+      e[c] = encode<T> (fmaf (rgb[a.from[c]], a.norm_scale[c], a.norm_bias[c]));
+  }
+  store<L, T> (a, r.batch, ox, oy, e);
 }
 
 template <tensor::Layout L, tensor::ElemType T>
@@ -502,38 +586,31 @@ __device__ void run_block (const Args &a, Shared &s)
   each_thread ([&] (int t) {
     if (t >= kTileW * th)
       return;
-    const int col = t % kTileW, j = t / kTileW, ox = ox0 + col, oy = oy0 + j;
-    if (ox >= a.vectors_per_row || oy >= a.dst.h)
-      return;
-    uint32_t e[3] = {0u, 0u, 0u}; /* encoded channels; stay zero in the row tail */
-    if (ox < a.dst.w) {
-      const int vx = ox + r.x.off, vy = oy + r.y.off;
-      float rgb[3];
-      if (vx < 0 || vx >= r.x.size || vy < 0 || vy >= r.y.size) {
-        for (int c = 0; c < 3; ++c)
-          rgb[c] = a.pad[c];
-      } else if (separable) {
-        const Taps &lx = s.lx[col], &ly = s.ly[j];
-        const int nsl = s.ml.n, bl = s.ml.base[j];
-        if (!yuv) {
-          for (int c = 0; c < 3; ++c)
-            rgb[c] = column_sum (s.h + c * nsl * kTileW, bl, ly, lx, col);
-        } else {
-          const Taps &cx = s.cx[col], &cy = s.cy[j];
-          const int nsc = s.mc.n, bc = s.mc.base[j];
-          const float y = column_sum (s.h, bl, ly, lx, col);
-          float uv[2];
-          uv[0] = column_sum (s.h + nsl * kTileW, bc, cy, cx, col);
-          uv[1] = column_sum (s.h + (nsl + nsc) * kTileW, bc, cy, cx, col);
-          yuv_to_rgb (a.colour, y, uv, rgb);
-        }
-      } else {
-        sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+    const int col = t % kTileW, j = t / kTileW;
+    write_output<L, T> (a, r, ox0 + col, oy0 + j, [&] (int, int, float rgb[3]) {
+      if (a.slot_rows == 0) { /* no antialias downscale in this launch: every support is 1 */
+        sample_bilinear (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+        return;
       }
-      for (int c = 0; c < 3; ++c)
-        e[c] = encode<T> ((rgb[a.from[c]] / 255.f - a.mean[c]) / a.std[c], a.int8_scale);
-    }
-    store<L, T> (a, r.batch, ox, oy, e);
+      if (!separable) {
+        sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+        return;
+      }
+      const Taps &lx = s.lx[col], &ly = s.ly[j];
+      const int nsl = s.ml.n, bl = s.ml.base[j];
+      if (!yuv) {
+        for (int c = 0; c < 3; ++c)
+          rgb[c] = column_sum (s.h + c * nsl * kTileW, bl, ly, lx, col);
+        return;
+      }
+      const Taps &cx = s.cx[col], &cy = s.cy[j];
+      const int nsc = s.mc.n, bc = s.mc.base[j];
+      const float y = column_sum (s.h, bl, ly, lx, col);
+      float uv[2];
+      uv[0] = column_sum (s.h + nsl * kTileW, bc, cy, cx, col);
+      uv[1] = column_sum (s.h + (nsl + nsc) * kTileW, bc, cy, cx, col);
+      yuv_to_rgb (a.colour, y, uv, rgb);
+    });
   });
 }
 
@@ -604,39 +681,50 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   a.antialias = p.antialias;
   for (int c = 0; c < 3; ++c) {
     a.from[c] = p.order == ChannelOrder::kRGB ? c : 2 - c;
-    a.mean[c] = p.mean[c];
-    a.std[c] = p.std[c];
+    const double q = dst.type == tensor::ElemType::kInt8 ? p.int8_scale : 1.0;
+    a.norm_scale[c] = float (1.0 / (255.0 * p.std[c] * q));
+    a.norm_bias[c] = float (-double (p.mean[c]) / (p.std[c] * q));
     a.pad[c] = float (p.pad_rgb[c]);
   }
-  a.int8_scale = p.int8_scale;
 
-  /* Antialias with a downscale on some axis: tiles of 4 rows (more blocks in flight) and shared
-   * memory for the separable pass. Otherwise tiles of 8 rows and only the taps in shared memory. */
+  /* Antialias with a downscale on some axis: shared memory for the separable pass. Otherwise tiles
+   * of 8 rows and only the taps in shared memory. */
   bool wide = false;
   for (int i = 0; i < a.plan.n_rois; ++i) {
     const detail::RoiPlan &r = a.plan.rois[i];
     wide = wide || (p.antialias && (r.x.len > r.x.size || r.y.len > r.y.size));
   }
-  a.tile_h = wide ? 4 : kMaxTileH;
-  a.slot_rows = 0;
   /* Horizontal-sum rows for the separable pass, sized from the ROIs' scales (a triangle of support
    * s over n outputs spans at most (n - 1) scale + 2 s + 2 samples): 4K sources need more than 1080p
    * ones, and a block that asks for less shared memory leaves more to its neighbours. Beyond
    * kSlotRows a tile falls back to direct sampling. */
-  auto span = [] (double scale, int outputs) {
-    return int (std::ceil ((outputs - 1) * scale + 2 * std::max (scale, 1.0))) + 3;
+  auto slot_rows_for = [&] (int tile_h) {
+    auto span = [] (double scale, int outputs) {
+      return int (std::ceil ((outputs - 1) * scale + 2 * std::max (scale, 1.0))) + 3;
+    };
+    int rows = 0;
+    for (int i = 0; i < a.plan.n_rois; ++i) {
+      const detail::RoiPlan &r = a.plan.rois[i];
+      const bool yuv = a.source != Source::kPacked;
+      const double sy = double (r.y.len) / r.y.size;
+      rows = std::max (rows, (yuv ? 1 : 3) * span (sy, tile_h) + (yuv ? 2 * (span (sy / 2, tile_h) + 1) : 0));
+    }
+    return rows;
   };
-  for (int i = 0; wide && i < a.plan.n_rois; ++i) {
-    const detail::RoiPlan &r = a.plan.rois[i];
-    const bool yuv = a.source != Source::kPacked;
-    const double sy = double (r.y.len) / r.y.size;
-    const int rows = (yuv ? 1 : 3) * span (sy, a.tile_h) + (yuv ? 2 * (span (sy / 2, a.tile_h) + 1) : 0);
-    a.slot_rows = std::min (kSlotRows, std::max (a.slot_rows, rows));
-  }
+  /* Antialias tiles: 4 rows while the grid is a few waves of the GPU (the time is one block's
+   * latency: more, smaller blocks), 8 once it is many (the time is throughput: taller tiles re-read
+   * fewer rows where their supports overlap), as with many ROIs, or one frame on Orin's 16 SMs. */
+  const int tiles_x = (a.vectors_per_row + kTileW - 1) / kTileW;
+  int sms = 0, device = 0;
+  if (wide && (cudaGetDevice (&device) != cudaSuccess ||
+               cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
+    sms = 0;
+  const bool many = int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sms);
+  a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
+  a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
   const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);
   const dim3 block (kTileW, kThreads / kTileW);
-  const dim3 grid (unsigned ((a.vectors_per_row + kTileW - 1) / kTileW), unsigned ((dst.h + a.tile_h - 1) / a.tile_h),
-                   unsigned (a.plan.n_rois));
+  const dim3 grid (unsigned (tiles_x), unsigned ((dst.h + a.tile_h - 1) / a.tile_h), unsigned (a.plan.n_rois));
   cudaStream_t st = static_cast<cudaStream_t> (stream);
   using tensor::ElemType;
   using tensor::Layout;

@@ -33,20 +33,30 @@ class ScopedTimerSlack {
 };
 }  // namespace
 
+void WakeMargin::overshot (std::chrono::nanoseconds late)
+{
+  using namespace std::chrono;
+  /* A wake-up later than kMax is a descheduled thread, not the timer: remembered as kMax at most. */
+  peak_ = std::min<nanoseconds> (std::max (std::max (late, nanoseconds::zero ()), peak_ - peak_ / 8), kMax);
+  margin_ = std::clamp (ceil<microseconds> (peak_) + kGuard, kMin, kMax);
+}
+
 void CompletionWait::learn (float device_ms)
 {
   if (device_ms > 0.f)
     expected_ = std::chrono::microseconds (static_cast<long long> (double (device_ms) * 1000.0));
 }
 
-int CompletionWait::wait (void *event) const
+int CompletionWait::wait (void *event)
 {
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
   const auto end = start_ + std::min (expected_, kMaxSleep);
-  if (end - kEarly > steady_clock::now ()) {
+  const auto wake = end - margin_.get ();
+  if (wake > steady_clock::now ()) {
     const ScopedTimerSlack slack (1000);
-    std::this_thread::sleep_until (end - kEarly);
+    std::this_thread::sleep_until (wake);
+    margin_.overshot (steady_clock::now () - wake);
   }
   const auto poll_end = std::max (end, steady_clock::now ()) + kLate;
   cudaError_t err;

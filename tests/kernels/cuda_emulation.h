@@ -112,6 +112,18 @@ inline const char *cudaGetErrorString (cudaError_t)
 {
   return "no error (emulated)";
 }
+/* An Orin-sized GPU: 16 SMs (the kernel picks its antialias tile height from the SM count). */
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+inline cudaError_t cudaGetDevice (int *device)
+{
+  *device = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute (int *value, cudaDeviceAttr attr, int)
+{
+  *value = attr == cudaDevAttrMultiProcessorCount ? 16 : 0;
+  return cudaSuccess;
+}
 inline cudaError_t cudaMalloc (void **p, size_t n)
 {
   *p = std::malloc (n);
