@@ -623,6 +623,24 @@ __global__ void __launch_bounds__ (kThreads) preprocess_kernel (const __grid_con
 }
 #endif
 
+/* The current device's SM count (0 when unknown), asked once per thread and device: launch() runs
+ * every frame. */
+int sm_count ()
+{
+  thread_local int device = -1, sms = 0;
+  int current = 0;
+  if (cudaGetDevice (&current) != cudaSuccess)
+    return 0;
+  if (current != device) {
+    int n = 0;
+    if (cudaDeviceGetAttribute (&n, cudaDevAttrMultiProcessorCount, current) != cudaSuccess)
+      return 0;
+    device = current;
+    sms = n;
+  }
+  return sms;
+}
+
 Colour make_colour (Matrix m, Range range)
 {
   const double kr = m == Matrix::kBT601 ? 0.299 : m == Matrix::kBT709 ? 0.2126 : 0.2627;
@@ -715,11 +733,7 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
    * latency: more, smaller blocks), 8 once it is many (the time is throughput: taller tiles re-read
    * fewer rows where their supports overlap), as with many ROIs, or one frame on Orin's 16 SMs. */
   const int tiles_x = (a.vectors_per_row + kTileW - 1) / kTileW;
-  int sms = 0, device = 0;
-  if (wide && (cudaGetDevice (&device) != cudaSuccess ||
-               cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess))
-    sms = 0;
-  const bool many = int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sms);
+  const bool many = wide && int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sm_count ());
   a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
   a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
   const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);

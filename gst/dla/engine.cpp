@@ -181,6 +181,14 @@ Status Engine::check_slot (int slot) const
   return Status::Ok ();
 }
 
+Status Engine::check_free_slot (int slot) const
+{
+  Status st = check_slot (slot);
+  if (st.ok () && slots_[slot]->state == Slot::State::kSubmitted)
+    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
+  return st;
+}
+
 /* 911 poisons CUDA in the whole process: from now on every CUDA call fails, so refuse everything. */
 Status Engine::on_cuda_error (int err, const char *what)
 {
@@ -207,12 +215,10 @@ void *Engine::input_ptr (int slot, int index) const
 
 Status Engine::begin (int slot)
 {
-  Status st = check_slot (slot);
+  Status st = check_free_slot (slot);
   if (!st.ok ())
     return st;
   Slot &s = *slots_[slot];
-  if (s.state == Slot::State::kSubmitted)
-    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
   ScopedContext scope (primary_context ());
   const cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.start.get ()),
       static_cast<cudaStream_t> (stream ()));
@@ -226,12 +232,10 @@ Status Engine::begin (int slot)
 
 Status Engine::submit (int slot)
 {
-  Status st = check_slot (slot);
+  Status st = check_free_slot (slot);
   if (!st.ok ())
     return st;
   Slot &s = *slots_[slot];
-  if (s.state == Slot::State::kSubmitted)
-    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
   if (s.state != Slot::State::kBegun) {
     s.began = false;
     s.wait.started ();

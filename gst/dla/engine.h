@@ -82,6 +82,8 @@ class Engine {
   struct Slot;
   Engine ();
   Status check_slot (int slot) const;
+  /* check_slot, and the slot has no task in flight (begin, submit). */
+  Status check_free_slot (int slot) const;
   Status fatal_status () const;
   Status on_cuda_error (int err, const char *what);
 

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <string>
 
+#include "driver_entry.h"
+
 namespace dla {
 namespace {
 
@@ -19,26 +21,14 @@ struct DriverApi {
   bool loaded = false;
 };
 
-template <typename Fn>
-bool entry (const char *name, Fn *fn)
-{
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  void *ptr = nullptr;
-  if (cudaGetDriverEntryPointByVersion (name, &ptr, 12000, cudaEnableDefault, &found) != cudaSuccess
-      || found != cudaDriverEntryPointSuccess)
-    return false;
-  *fn = reinterpret_cast<Fn> (ptr);
-  return true;
-}
-
 const DriverApi &driver ()
 {
   static DriverApi api;
   static std::once_flag once;
   std::call_once (once, [] {
-    api.loaded = entry ("cuDeviceGet", &api.device_get) && entry ("cuDevicePrimaryCtxRetain", &api.retain)
-        && entry ("cuDevicePrimaryCtxRelease", &api.release) && entry ("cuCtxPushCurrent", &api.push)
-        && entry ("cuCtxPopCurrent", &api.pop) && entry ("cuCtxGetCurrent", &api.get_current);
+    api.loaded = driver_entry ("cuDeviceGet", &api.device_get) && driver_entry ("cuDevicePrimaryCtxRetain", &api.retain)
+        && driver_entry ("cuDevicePrimaryCtxRelease", &api.release) && driver_entry ("cuCtxPushCurrent", &api.push)
+        && driver_entry ("cuCtxPopCurrent", &api.pop) && driver_entry ("cuCtxGetCurrent", &api.get_current);
   });
   return api;
 }

@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "driver_entry.h"
+
 namespace swdla {
 namespace {
 
@@ -18,28 +20,17 @@ struct Driver {
   bool loaded = false;
 };
 
-template <typename Fn>
-bool entry (const char *name, Fn *fn)
-{
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  void *ptr = nullptr;
-  if (cudaGetDriverEntryPointByVersion (name, &ptr, 12000, cudaEnableDefault, &found) != cudaSuccess
-      || found != cudaDriverEntryPointSuccess)
-    return false;
-  *fn = reinterpret_cast<Fn> (ptr);
-  return true;
-}
-
 const Driver &driver ()
 {
   static Driver d;
   static std::once_flag once;
   std::call_once (once, [] {
-    d.loaded = entry ("cuCtxGetCurrent", &d.get_current) && entry ("cuCtxGetDevice", &d.ctx_get_device)
-        && entry ("cuDevicePrimaryCtxGetState", &d.primary_state)
-        && entry ("cuDevicePrimaryCtxRetain", &d.primary_retain)
-        && entry ("cuDevicePrimaryCtxRelease", &d.primary_release)
-        && entry ("cuMemGetAddressRange", &d.address_range);
+    using dla::driver_entry;
+    d.loaded = driver_entry ("cuCtxGetCurrent", &d.get_current) && driver_entry ("cuCtxGetDevice", &d.ctx_get_device)
+        && driver_entry ("cuDevicePrimaryCtxGetState", &d.primary_state)
+        && driver_entry ("cuDevicePrimaryCtxRetain", &d.primary_retain)
+        && driver_entry ("cuDevicePrimaryCtxRelease", &d.primary_release)
+        && driver_entry ("cuMemGetAddressRange", &d.address_range);
   });
   return d;
 }
