@@ -48,10 +48,11 @@ struct Colour {
 
 enum class Source : int { kNV12, kI420, kPacked };
 
-constexpr int kTileW = 32;    /* output vectors per tile row: one warp */
-constexpr int kMaxTileH = 8;  /* tile rows: 8 for bilinear, 4 (more blocks in flight) for antialias */
-constexpr int kThreads = 256; /* block (kTileW, 8) */
-constexpr int kSlotRows = 320; /* rows of kTileW horizontal sums (all planes and channels) per block */
+constexpr int kTileW = 32;         /* output vectors per tile row: one warp */
+constexpr int kMaxTileH = 8;       /* tile rows: 8 for bilinear, 4 or 8 for antialias (see launch) */
+constexpr int kThreads = 256;      /* block (kTileW, 8) */
+constexpr int kWideThreads = 512;  /* block (kTileW, 16): antialias tiles of 4 rows */
+constexpr int kSlotRows = 320;     /* rows of kTileW horizontal sums (all planes and channels) per block */
 
 struct Args {
   const uint8_t *planes[3];
@@ -616,7 +617,7 @@ __device__ void run_block (const Args &a, Shared &s)
 
 #ifndef PREPROCESS_EMULATE
 template <tensor::Layout L, tensor::ElemType T>
-__global__ void __launch_bounds__ (kThreads) preprocess_kernel (const __grid_constant__ Args a)
+__global__ void __launch_bounds__ (kWideThreads) preprocess_kernel (const __grid_constant__ Args a)
 {
   extern __shared__ float4 smem[];
   run_block<L, T> (a, *reinterpret_cast<Shared *> (smem));
@@ -737,7 +738,9 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
   a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
   const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);
-  const dim3 block (kTileW, kThreads / kTileW);
+  /* A grid of few waves waits on its slowest block's serial row sums: tiles of 4 rows share them
+   * among twice the threads. Many waves keep every SM busy already. */
+  const dim3 block (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);
   const dim3 grid (unsigned (tiles_x), unsigned ((dst.h + a.tile_h - 1) / a.tile_h), unsigned (a.plan.n_rois));
   cudaStream_t st = static_cast<cudaStream_t> (stream);
   using tensor::ElemType;
