@@ -3,16 +3,17 @@
  * antialias and order are runtime values.
  *
  * One block makes a tile of kTileW x tile_h output vectors of one ROI:
- *  1. the filters (taps) of the tile's columns and rows, luma and chroma, are computed once, one per
- *     thread, into shared memory (not once per output pixel);
- *  2. bilinear launches (every support 1: 2 x 2 taps with weight), each output thread reads its
- *     taps there and issues the loads of every plane at once, with no branch on the filter size
- *     (sample_bilinear);
- *     antialias downscale (wide supports), the filter is applied separably: the block's threads
- *     share the horizontal pass over every source row the tile needs (row sums per tile column into
- *     shared memory), then each output thread sums its rows vertically. The arithmetic is the
- *     direct loop's, in the same order (row sums, then weighted by the row weights), so both paths
- *     give the same floats. A tile whose rows do not fit in shared memory falls back to direct.
+ *  1. the sample centres of the tile's columns and rows, luma and chroma, are computed once, one per
+ *     lane of one warp per kind (tile_centres), into shared memory (not once per output pixel);
+ *  2. bilinear launches (every support 1) run bilinear_kernel: the centres become 2-tap pairs with
+ *     normalised weights, and each output thread issues the loads of every plane at once
+ *     (sample_bilinear). A short kernel of its own: its code stays in the instruction cache.
+ *     Antialias downscale (wide supports) runs filter_kernel: the filter is applied separably, the
+ *     block's threads sharing the horizontal pass over every source row the tile needs (row sums per
+ *     tile column into shared memory), then each output thread sums its rows vertically. The
+ *     arithmetic is the direct loop's, in the same order (row sums, then weighted by the row
+ *     weights), so both paths give the same floats. A tile whose rows do not fit in shared memory
+ *     falls back to direct sampling.
  *  3. YUV -> RGB, normalisation (one FMA per channel), encoding and one whole-vector store per
  *     output.
  * Phases are written as each_thread (per-thread body) + block_sync () so that
@@ -55,22 +56,26 @@ constexpr int kWideThreads = 512;  /* block (kTileW, 16): antialias tiles of 4 r
 constexpr int kSlotRows = 320;     /* rows of kTileW horizontal sums (all planes and channels) per block */
 
 struct Args {
+  /* What every block reads first (its tile's centres) sits together at the start: a new launch's
+   * parameters miss the constant cache, and one line fetched beats several fetched in turn. */
+  int dst_w, dst_h; /* dst.w, dst.h */
+  Source source;
+  bool cosited_h, cosited_v;
+  bool antialias;
+  bool narrow; /* every ROI's centre rationals fit 30 bits (axis_centre) */
+  int tile_h;  /* output rows per block */
   const uint8_t *planes[3];
   int64_t pitches[3];
-  Source source;
   int rgb_byte[3]; /* packed formats: byte of R, G, B in a pixel */
-  bool cosited_h, cosited_v;
   Colour colour;
   tensor::View dst;
   uint8_t *dst_ptr;
   int vectors_per_row; /* row_stride / pixel_stride: tails are written as zero vectors */
-  bool antialias;
-  int from[3]; /* tensor channel c takes RGB component from[c] */
+  bool swap_rb;        /* BGR order: tensor channel 0 takes B, 2 takes R */
   /* (x / 255 - mean) / std, for INT8 then / scale, as one FMA x * norm_scale + norm_bias: within a
    * float rounding or two of the reference's divisions, inside the FP16 ulp / INT8 step that the
    * tests allow. */
   float norm_scale[3], norm_bias[3], pad[3];
-  int tile_h;    /* output rows per block */
   int slot_rows; /* horizontal-sum rows of shared memory (0: no separable pass in this launch) */
   detail::Plan plan;
 };
@@ -99,53 +104,60 @@ __device__ __forceinline__ Taps no_taps ()
   return t;
 }
 
-/* Centre num / den (a rational, exact for every crop and size; num >= 0), samples [lo, hi). */
-__device__ Taps make_taps (int64_t num, int64_t den, float scale, bool antialias, int lo, int hi)
+/* The centre of one output sample along one axis, cint + cfrac (kept apart so the distance to a
+ * tap is exact in float), and the samples [lo, hi) it may use. */
+struct Centre {
+  int cint;
+  float cfrac;
+  int lo, hi;
+};
+
+/* Centre of virtual pixel v: luma (or packed RGB) origin + (2v + 1) len / (2 size); chroma the luma
+ * centre / 2, plus 1/4 when co-sited. The rational is exact; floor (num / den) comes from a float
+ * estimate made exact by the remainder (the quotient, below 2^17, is off by at most one: float's
+ * 2^-24 on num and __fdividef's 2 ulp leave it within 1/8 of the true one). I is int
+ * when the launch's rationals fit 30 bits (Args::narrow: any video size), else int64_t; FP64 is slow
+ * on Orin's GPU, and this runs in the serial part of every block. */
+template <typename I>
+__device__ __forceinline__ Centre axis_centre (const detail::AxisPlan &a, int v, bool chroma, bool cosited)
 {
-  Taps t;
-  /* floor (num / den) from a float estimate made exact by the remainder (num < 2^39, den < 2^23:
-   * the quotient, below 2^18, is off by at most one). FP64 division is slow on Orin's GPU, and
-   * this runs in the serial part of every block. */
-  int64_t q = int64_t (float (num) / float (den));
-  int64_t rem = num - q * den;
-  while (rem < 0) {
+  const I den = 2 * (chroma ? 2 : 1) * I (a.size);
+  const I num = (2 * I (v) + 1) * a.len + I (a.origin) * 2 * a.size + (chroma && cosited ? a.size : 0);
+  I q = I (__fdividef (float (num), float (den)));
+  I rem = num - q * den;
+  if (rem < 0) {
     --q;
     rem += den;
   }
-  while (rem >= den) {
+  if (rem >= den) {
     ++q;
     rem -= den;
   }
-  t.cint = int (q);
-  t.cfrac = float (rem) / float (den);
+  Centre c;
+  c.cint = int (q);
+  c.cfrac = __fdividef (float (rem), float (den));
+  c.lo = a.origin;
+  c.hi = a.origin + a.len;
+  if (chroma)
+    detail::chroma_bounds (a.origin, a.len, &c.lo, &c.hi);
+  return c;
+}
+
+/* The taps of a centre for a filter of `scale` (input samples per output sample). */
+__device__ Taps make_taps (const Centre &c, float scale, bool antialias)
+{
+  Taps t;
+  t.cint = c.cint;
+  t.cfrac = c.cfrac;
   const float support = antialias && scale > 1.f ? scale : 1.f;
   t.inv_support = 1.f / support;
-  t.first = max (t.cint + int (floorf (t.cfrac - support - 0.5f)), lo);
-  t.last = min (t.cint + int (ceilf (t.cfrac + support - 0.5f)), hi - 1);
+  t.first = max (t.cint + int (floorf (t.cfrac - support - 0.5f)), c.lo);
+  t.last = min (t.cint + int (ceilf (t.cfrac + support - 0.5f)), c.hi - 1);
   float sum = 0.f;
   for (int x = t.first; x <= t.last; ++x)
     sum += weight (t, x);
   t.inv_sum = 1.f / sum;
   return t;
-}
-
-/* Luma (or packed RGB) taps of virtual pixel v: centre origin + (2v + 1) len / (2 size). */
-__device__ Taps luma_taps (const detail::AxisPlan &a, int v, bool antialias)
-{
-  const int64_t den = 2 * int64_t (a.size);
-  const int64_t num = (2 * int64_t (v) + 1) * a.len + int64_t (a.origin) * den;
-  return make_taps (num, den, float (a.len) / float (a.size), antialias, a.origin, a.origin + a.len);
-}
-
-/* Chroma taps: luma centre / 2, plus 1/4 when co-sited. */
-__device__ Taps chroma_taps (const detail::AxisPlan &a, int v, bool antialias, bool cosited)
-{
-  const int64_t den = 4 * int64_t (a.size);
-  const int64_t num =
-      (2 * int64_t (v) + 1) * a.len + int64_t (a.origin) * 2 * a.size + (cosited ? a.size : 0);
-  int lo, hi;
-  detail::chroma_bounds (a.origin, a.len, &lo, &hi);
-  return make_taps (num, den, float (a.len) / float (2 * a.size), antialias, lo, hi);
 }
 
 /* K fixed taps per axis, absent ones with weight 0 at a clamped (valid) position: adding 0 * v
@@ -163,6 +175,47 @@ __device__ __forceinline__ void fixed_taps (const Taps &t, int pos[K], float w[K
     pos[i] = min (max (x, t.first), t.last);
     w[i] = in ? weight (t, x) : 0.f;
   }
+}
+
+/* One axis of a bilinear sample, ready to use: two valid positions and their weights already
+ * divided by the weights' sum. Made once per tile column and row. */
+struct alignas (16) Pair {
+  int p0, p1;
+  float w0, w1;
+};
+
+/* make_taps with support 1, then fixed_taps<2>, without make_taps' loop: only floor (c - 0.5) and
+ * the next sample can have weight, and the loop's sum over [first, last] adds only zeros to theirs. */
+__device__ __forceinline__ Pair bilinear_pair (const Centre &c)
+{
+  Taps t;
+  t.cint = c.cint;
+  t.cfrac = c.cfrac;
+  t.inv_support = 1.f;
+  t.first = max (c.cint + int (floorf (c.cfrac - 1.5f)), c.lo);
+  t.last = min (c.cint + int (ceilf (c.cfrac + 0.5f)), c.hi - 1);
+  int pos[2];
+  float w[2];
+  fixed_taps<2> (t, pos, w);
+  const float inv_sum = __fdividef (1.f, w[0] + w[1]);
+  return Pair{pos[0], pos[1], w[0] * inv_sum, w[1] * inv_sum};
+}
+
+/* The 2 x 2 samples of one plane (all loads issued before any is used), then their weighted sum. */
+template <int N, typename Fetch>
+__device__ __forceinline__ void gather_pair (const Pair &x, const Pair &y, Fetch fetch, float v[2][2][N])
+{
+  fetch (x.p0, y.p0, v[0][0]);
+  fetch (x.p1, y.p0, v[0][1]);
+  fetch (x.p0, y.p1, v[1][0]);
+  fetch (x.p1, y.p1, v[1][1]);
+}
+
+template <int N>
+__device__ __forceinline__ void combine_pair (const Pair &x, const Pair &y, const float v[2][2][N], float out[N])
+{
+  for (int n = 0; n < N; ++n)
+    out[n] = y.w0 * (x.w0 * v[0][0][n] + x.w1 * v[0][1][n]) + y.w1 * (x.w0 * v[1][0][n] + x.w1 * v[1][1][n]);
 }
 
 /* K x K fixed taps of one plane, split into gather (all loads) and combine (row sums, then weighted
@@ -275,9 +328,9 @@ struct Nv12At {
   const uint8_t *row;
   __device__ __forceinline__ void operator() (int x, float v[2]) const
   {
-    const uchar2 c = __ldg (reinterpret_cast<const uchar2 *> (row) + x);
-    v[0] = float (c.x);
-    v[1] = float (c.y);
+    const uint32_t c = __ldg (reinterpret_cast<const uint16_t *> (row) + x); /* U in the low byte */
+    v[0] = float (c & 0xffu);
+    v[1] = float (c >> 8);
   }
 };
 struct I420At {
@@ -338,40 +391,32 @@ __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
-/* Bilinear sampling of one output (every support 1): the same arithmetic as sample_rgb, with the
- * loads of every plane issued before any of them is used, so one trip to memory serves all. */
-__device__ void sample_bilinear (const Args &a, const Taps &lx, const Taps &ly, const Taps &cx, const Taps &cy,
+/* Bilinear sampling of one output (every support 1) from its pairs: the loads of every plane are
+ * issued before any of them is used, so one trip to memory serves all. */
+__device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, const Pair &cx, const Pair &cy,
                                  float rgb[3])
 {
-  auto scaled = [] (const Taps &tx, const Taps &ty, float &v) { v = v * tx.inv_sum * ty.inv_sum; };
   if (a.source == Source::kPacked) {
-    float acc[3] = {};
-    resample_fixed<2, 3> (lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, acc);
-    for (int c = 0; c < 3; ++c) {
-      scaled (lx, ly, acc[c]);
-      rgb[c] = acc[c];
-    }
+    float v[2][2][3];
+    gather_pair<3> (lx, ly, [&] (int x, int y, float o[3]) { packed_at (a, y) (x, o); }, v);
+    combine_pair<3> (lx, ly, v, rgb);
     return;
   }
-  Gathered<2, 1> gy;
-  Gathered<2, 2> gc;
-  gather_fixed<2, 1> (lx, ly, [&] (int x, int y, float v[1]) { luma_at (a, y) (x, v); }, gy);
+  float vy[2][2][1], vc[2][2][2];
+  gather_pair<1> (lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
   if (a.source == Source::kNV12)
-    gather_fixed<2, 2> (
-        cx, cy, [&] (int x, int y, float v[2]) { Nv12At{a.planes[1] + y * a.pitches[1]}(x, v); }, gc);
+    gather_pair<2> (
+        cx, cy, [&] (int x, int y, float o[2]) { Nv12At{a.planes[1] + y * a.pitches[1]}(x, o); }, vc);
   else
-    gather_fixed<2, 2> (
+    gather_pair<2> (
         cx, cy,
-        [&] (int x, int y, float v[2]) {
-          I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}(x, v);
+        [&] (int x, int y, float o[2]) {
+          I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}(x, o);
         },
-        gc);
-  float y = 0.f, uv[2] = {};
-  combine_fixed<2, 1> (gy, &y);
-  combine_fixed<2, 2> (gc, uv);
-  scaled (lx, ly, y);
-  scaled (cx, cy, uv[0]);
-  scaled (cx, cy, uv[1]);
+        vc);
+  float y, uv[2];
+  combine_pair<1> (lx, ly, vy, &y);
+  combine_pair<2> (cx, cy, vc, uv);
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
@@ -486,10 +531,10 @@ __device__ __forceinline__ void block_sync ()
 template <tensor::Layout L, tensor::ElemType T, typename Sample>
 __device__ __forceinline__ void write_output (const Args &a, const detail::RoiPlan &r, int ox, int oy, Sample sample)
 {
-  if (ox >= a.vectors_per_row || oy >= a.dst.h)
+  if (ox >= a.vectors_per_row || oy >= a.dst_h)
     return;
   uint32_t e[3] = {0u, 0u, 0u};
-  if (ox < a.dst.w) {
+  if (ox < a.dst_w) {
     const int vx = ox + r.x.off, vy = oy + r.y.off;
     float rgb[3];
     if (vx < 0 || vx >= r.x.size || vy < 0 || vy >= r.y.size) {
@@ -498,14 +543,80 @@ __device__ __forceinline__ void write_output (const Args &a, const detail::RoiPl
     } else {
       sample (vx, vy, rgb);
     }
+    if (a.swap_rb) {
+      const float r0 = rgb[0];
+      rgb[0] = rgb[2];
+      rgb[2] = r0;
+    }
     for (int c = 0; c < 3; ++c)
-      e[c] = encode<T> (fmaf (rgb[a.from[c]], a.norm_scale[c], a.norm_bias[c]));
+      e[c] = encode<T> (fmaf (rgb[c], a.norm_scale[c], a.norm_bias[c]));
   }
   store<L, T> (a, r.batch, ox, oy, e);
 }
 
+/* Phase 1 of both kernels: the sample centres of the tile's columns and rows. Warp k makes kind k
+ * (luma x, chroma x, luma y, chroma y), one per lane, so the four run side by side through one copy
+ * of the code; emit (kind, lane, in, centre, axis, chroma) stores what the kernel needs of it. */
+template <typename Emit>
+__device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPlan &r, int ox0, int oy0, int th,
+                                              Emit emit)
+{
+  const bool yuv = a.source != Source::kPacked;
+  each_thread ([&] (int t) {
+    const int kind = t / kTileW, lane = t % kTileW;
+    const bool vertical = kind >= 2, chroma = (kind & 1) != 0;
+    if (kind > 3 || (vertical && lane >= th) || (chroma && !yuv))
+      return;
+    const detail::AxisPlan ax = vertical ? r.y : r.x;
+    const int o = (vertical ? oy0 : ox0) + lane, v = o + ax.off;
+    const bool in = o < (vertical ? a.dst_h : a.dst_w) && v >= 0 && v < ax.size;
+    Centre c {};
+    if (in) {
+      const bool cosited = vertical ? a.cosited_v : a.cosited_h;
+      c = a.narrow ? axis_centre<int> (ax, v, chroma, cosited) : axis_centre<int64_t> (ax, v, chroma, cosited);
+    }
+    emit (kind, lane, in, c, ax, chroma);
+  });
+}
+
+/* Phase 3 of both kernels: one output per thread, sampled by sample (tile column, tile row, rgb). */
+template <tensor::Layout L, tensor::ElemType T, typename Sample>
+__device__ __forceinline__ void tile_outputs (const Args &a, const detail::RoiPlan &r, int ox0, int oy0, int th,
+                                              Sample sample)
+{
+  each_thread ([&] (int t) {
+    if (t >= kTileW * th)
+      return;
+    const int col = t % kTileW, j = t / kTileW;
+    write_output<L, T> (a, r, ox0 + col, oy0 + j, [&] (int, int, float rgb[3]) { sample (col, j, rgb); });
+  });
+}
+
+/* The bilinear kernel's block (every support 1: no antialias downscale in the launch). */
+struct PairTable {
+  Pair lx[kTileW], cx[kTileW], ly[kMaxTileH], cy[kMaxTileH];
+};
+
 template <tensor::Layout L, tensor::ElemType T>
-__device__ void run_block (const Args &a, Shared &s)
+__device__ void bilinear_block (const Args &a, PairTable &p)
+{
+  const detail::RoiPlan r = a.plan.rois[blockIdx.z]; /* a copy: loaded once, before the barrier */
+  constexpr int th = kMaxTileH; /* launch () gives bilinear launches tiles of kMaxTileH rows */
+  const int ox0 = int (blockIdx.x) * kTileW, oy0 = int (blockIdx.y) * th;
+  tile_centres (a, r, ox0, oy0, th,
+                [&] (int kind, int lane, bool in, const Centre &c, const detail::AxisPlan &, bool) {
+                  Pair *row = kind == 0 ? p.lx : kind == 1 ? p.cx : kind == 2 ? p.ly : p.cy;
+                  row[lane] = in ? bilinear_pair (c) : Pair{};
+                });
+  block_sync ();
+  tile_outputs<L, T> (a, r, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
+    sample_bilinear (a, p.lx[col], p.ly[j], p.cx[col], p.cy[j], rgb);
+  });
+}
+
+/* The filtering kernel's block (antialias downscale on some axis of some ROI). */
+template <tensor::Layout L, tensor::ElemType T>
+__device__ void filter_block (const Args &a, Shared &s)
 {
   const detail::RoiPlan &r = a.plan.rois[blockIdx.z];
   const int th = a.tile_h;
@@ -513,32 +624,19 @@ __device__ void run_block (const Args &a, Shared &s)
   const bool yuv = a.source != Source::kPacked;
   const int nthreads = int (blockDim.x * blockDim.y);
 
-  /* 1. Taps of the tile's columns and rows, one per thread. */
-  each_thread ([&] (int t) {
-    if (t < 2 * kTileW) {
-      const int col = t % kTileW, ox = ox0 + col, vx = ox + r.x.off;
-      const bool in = ox < a.dst.w && vx >= 0 && vx < r.x.size;
-      if (t < kTileW)
-        s.lx[col] = in ? luma_taps (r.x, vx, a.antialias) : no_taps ();
-      else if (yuv)
-        s.cx[col] = in ? chroma_taps (r.x, vx, a.antialias, a.cosited_h) : no_taps ();
-    } else if (t >= 2 * kTileW && t < 2 * kTileW + 2 * kMaxTileH) {
-      const int j = (t - 2 * kTileW) % kMaxTileH, oy = oy0 + j, vy = oy + r.y.off;
-      if (j >= th)
-        return;
-      const bool in = oy < a.dst.h && vy >= 0 && vy < r.y.size;
-      if (t < 2 * kTileW + kMaxTileH)
-        s.ly[j] = in ? luma_taps (r.y, vy, a.antialias) : no_taps ();
-      else if (yuv)
-        s.cy[j] = in ? chroma_taps (r.y, vy, a.antialias, a.cosited_v) : no_taps ();
-    }
-  });
+  /* 1. Taps of the tile's columns and rows. */
+  tile_centres (a, r, ox0, oy0, th,
+                [&] (int kind, int lane, bool in, const Centre &c, const detail::AxisPlan &ax, bool chroma) {
+                  Taps *row = kind == 0 ? s.lx : kind == 1 ? s.cx : kind == 2 ? s.ly : s.cy;
+                  const float scale = float (ax.len) / float ((chroma ? 2 : 1) * ax.size);
+                  row[lane] = in ? make_taps (c, scale, a.antialias) : no_taps ();
+                });
   block_sync ();
 
   /* 2. Antialias downscale: horizontal pass shared by the tile (when its rows fit). */
   bool separable = false;
   const int nl = yuv ? 1 : 3; /* channels of plane 0 */
-  if (a.slot_rows > 0 && a.antialias && (r.x.len > r.x.size || r.y.len > r.y.size)) {
+  if (a.antialias && (r.x.len > r.x.size || r.y.len > r.y.size)) {
     each_thread ([&] (int t) {
       if (t == 0)
         s.ml = map_slots (s.ly, th);
@@ -584,43 +682,43 @@ __device__ void run_block (const Args &a, Shared &s)
   }
 
   /* 3. One output per thread: vertical pass (or direct sampling), colour, encode, store. */
-  each_thread ([&] (int t) {
-    if (t >= kTileW * th)
+  tile_outputs<L, T> (a, r, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
+    if (!separable) {
+      sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
       return;
-    const int col = t % kTileW, j = t / kTileW;
-    write_output<L, T> (a, r, ox0 + col, oy0 + j, [&] (int, int, float rgb[3]) {
-      if (a.slot_rows == 0) { /* no antialias downscale in this launch: every support is 1 */
-        sample_bilinear (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
-        return;
-      }
-      if (!separable) {
-        sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
-        return;
-      }
-      const Taps &lx = s.lx[col], &ly = s.ly[j];
-      const int nsl = s.ml.n, bl = s.ml.base[j];
-      if (!yuv) {
-        for (int c = 0; c < 3; ++c)
-          rgb[c] = column_sum (s.h + c * nsl * kTileW, bl, ly, lx, col);
-        return;
-      }
-      const Taps &cx = s.cx[col], &cy = s.cy[j];
-      const int nsc = s.mc.n, bc = s.mc.base[j];
-      const float y = column_sum (s.h, bl, ly, lx, col);
-      float uv[2];
-      uv[0] = column_sum (s.h + nsl * kTileW, bc, cy, cx, col);
-      uv[1] = column_sum (s.h + (nsl + nsc) * kTileW, bc, cy, cx, col);
-      yuv_to_rgb (a.colour, y, uv, rgb);
-    });
+    }
+    const Taps &lx = s.lx[col], &ly = s.ly[j];
+    const int nsl = s.ml.n, bl = s.ml.base[j];
+    if (!yuv) {
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = column_sum (s.h + c * nsl * kTileW, bl, ly, lx, col);
+      return;
+    }
+    const Taps &cx = s.cx[col], &cy = s.cy[j];
+    const int nsc = s.mc.n, bc = s.mc.base[j];
+    const float y = column_sum (s.h, bl, ly, lx, col);
+    float uv[2];
+    uv[0] = column_sum (s.h + nsl * kTileW, bc, cy, cx, col);
+    uv[1] = column_sum (s.h + (nsl + nsc) * kTileW, bc, cy, cx, col);
+    yuv_to_rgb (a.colour, y, uv, rgb);
   });
 }
 
 #ifndef PREPROCESS_EMULATE
+/* Two kernels, both templated on layout and type only: bilinear launches run a short kernel of
+ * their own (its code fits the instruction cache; the filtering paths would only be jumped over). */
 template <tensor::Layout L, tensor::ElemType T>
-__global__ void __launch_bounds__ (kWideThreads) preprocess_kernel (const __grid_constant__ Args a)
+__global__ void __launch_bounds__ (kThreads) bilinear_kernel (const __grid_constant__ Args a)
+{
+  __shared__ PairTable pairs;
+  bilinear_block<L, T> (a, pairs);
+}
+
+template <tensor::Layout L, tensor::ElemType T>
+__global__ void __launch_bounds__ (kWideThreads) filter_kernel (const __grid_constant__ Args a)
 {
   extern __shared__ float4 smem[];
-  run_block<L, T> (a, *reinterpret_cast<Shared *> (smem));
+  filter_block<L, T> (a, *reinterpret_cast<Shared *> (smem));
 }
 #endif
 
@@ -664,10 +762,20 @@ void start (const Args &a, dim3 grid, dim3 block, size_t smem, cudaStream_t stre
 {
 #ifdef PREPROCESS_EMULATE
   (void)stream;
-  std::vector<double> mem ((smem + sizeof (double) - 1) / sizeof (double));
-  emulate_blocks (grid, block, [&] { run_block<L, T> (a, *reinterpret_cast<Shared *> (mem.data ())); });
+  struct alignas (16) Chunk {
+    unsigned char bytes[16];
+  };
+  std::vector<Chunk> mem ((std::max (smem, sizeof (PairTable)) + sizeof (Chunk) - 1) / sizeof (Chunk));
+  void *shared = mem.data ();
+  if (a.slot_rows == 0)
+    emulate_blocks (grid, block, [&] { bilinear_block<L, T> (a, *static_cast<PairTable *> (shared)); });
+  else
+    emulate_blocks (grid, block, [&] { filter_block<L, T> (a, *static_cast<Shared *> (shared)); });
 #else
-  preprocess_kernel<L, T><<<grid, block, smem, stream>>> (a);
+  if (a.slot_rows == 0)
+    bilinear_kernel<L, T><<<grid, block, 0, stream>>> (a);
+  else
+    filter_kernel<L, T><<<grid, block, smem, stream>>> (a);
 #endif
 }
 
@@ -695,11 +803,22 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   a.cosited_v = src.chroma_cosited_v;
   a.colour = make_colour (src.matrix, src.range);
   a.dst = dst;
+  a.dst_w = int (dst.w); /* make_plan keeps tensor sizes within 2^16 */
+  a.dst_h = int (dst.h);
   a.dst_ptr = static_cast<uint8_t *> (dst_ptr);
   a.vectors_per_row = int (dst.row_stride / dst.pixel_stride ());
   a.antialias = p.antialias;
+  a.swap_rb = p.order != ChannelOrder::kRGB;
+  a.narrow = true;
+  for (int i = 0; i < a.plan.n_rois; ++i)
+    for (const detail::AxisPlan *ax : {&a.plan.rois[i].x, &a.plan.rois[i].y}) {
+      const int64_t size = ax->size, num = (2 * size + 1) * ax->len + 2 * int64_t (ax->origin) * size + size;
+      a.narrow = a.narrow && num < (int64_t (1) << 30) && 4 * size < (int64_t (1) << 30);
+    }
+#ifdef PREPROCESS_EMULATE
+  a.narrow = a.narrow && !emulate_wide_centres;
+#endif
   for (int c = 0; c < 3; ++c) {
-    a.from[c] = p.order == ChannelOrder::kRGB ? c : 2 - c;
     const double q = dst.type == tensor::ElemType::kInt8 ? p.int8_scale : 1.0;
     a.norm_scale[c] = float (1.0 / (255.0 * p.std[c] * q));
     a.norm_bias[c] = float (-double (p.mean[c]) / (p.std[c] * q));
@@ -737,7 +856,7 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   const bool many = wide && int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sm_count ());
   a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
   a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
-  const size_t smem = offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float);
+  const size_t smem = wide ? offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float) : 0;
   /* A grid of few waves waits on its slowest block's serial row sums: tiles of 4 rows share them
    * among twice the threads. Many waves keep every SM busy already. */
   const dim3 block (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);

@@ -65,6 +65,15 @@ inline int __float2int_rn (float f)
 {
   return std::isnan (f) ? 0 : int (std::nearbyint (f));
 }
+/* preprocess.cu takes its 64-bit centre arithmetic even where 32 bits would do (a test's switch). */
+inline bool emulate_wide_centres = false;
+
+/* CUDA's is within 2 ulp, here exact: the GPU test (not this one) sees what the 2 ulp move (a
+ * weight by a float rounding or two, inside the 1 FP16 ulp the comparison allows). */
+inline float __fdividef (float a, float b)
+{
+  return a / b;
+}
 using std::max;
 using std::min;
 
