@@ -235,10 +235,12 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, confidences) per inference",
           defaults.post_messages, kPlayingFlags));
+  static_assert (dla::kTimingPeriod == 8, "the stats blurb names the timing period");
   g_object_class_install_property (klass, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Since start: frames, inferences, skipped, errors, and mean/max milliseconds of preprocess, dla, "
-          "postprocess and total (CUDA events)",
+          "Since start: frames, inferences, skipped, errors, and mean/max milliseconds of preprocess and dla "
+          "(CUDA events on the first inference and every 8th after it), postprocess and total (host clock, "
+          "every inference)",
           GST_TYPE_STRUCTURE, kReadOnlyFlags));
   g_object_class_install_property (klass, PROP_MODEL_INFO,
       g_param_spec_boxed ("model-info", "Model information",

@@ -2,7 +2,8 @@
  *
  * The streaming thread records one frame at a time under a mutex of its own (a few adds, no
  * allocation); readers copy everything out into a GstStructure. Times come from the engine's CUDA
- * events (preprocess, DLA) and a host clock (postprocess). */
+ * events on one inference in dla::kTimingPeriod (preprocess, DLA) and a host clock on every one
+ * (postprocess, total). */
 #pragma once
 
 #include <gst/gst.h>

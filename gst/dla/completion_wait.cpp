@@ -36,22 +36,29 @@ class ScopedTimerSlack {
 void WakeMargin::overshot (std::chrono::nanoseconds late)
 {
   using namespace std::chrono;
-  /* A wake-up later than kMax is a descheduled thread, not the timer: remembered as kMax at most. */
-  peak_ = std::min<nanoseconds> (std::max (std::max (late, nanoseconds::zero ()), peak_ - peak_ / 8), kMax);
-  margin_ = std::clamp (ceil<microseconds> (peak_) + kGuard, kMin, kMax);
+  /* A wake-up later than kMax is a descheduled thread, not the timer: it counts as any late one. */
+  estimate_ = std::clamp (late > estimate_ ? estimate_ + kUp : estimate_ - kDown, nanoseconds::zero (),
+      nanoseconds (kMax));
+  margin_ = std::clamp (ceil<microseconds> (estimate_) + kGuard, kMin, kMax);
+}
+
+void ExpectedDuration::measured (std::chrono::nanoseconds took)
+{
+  expected_ = std::min (took, last_);
+  last_ = took;
 }
 
 void CompletionWait::learn (float device_ms)
 {
   if (device_ms > 0.f)
-    expected_ = std::chrono::microseconds (static_cast<long long> (double (device_ms) * 1000.0));
+    expected_.measured (std::chrono::nanoseconds (static_cast<long long> (double (device_ms) * 1e6)));
 }
 
 int CompletionWait::wait (void *event)
 {
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
-  const auto end = start_ + std::min (expected_, kMaxSleep);
+  const auto end = start_ + std::min<nanoseconds> (expected_.get (), kMaxSleep);
   const auto wake = end - margin_.get ();
   if (wake > steady_clock::now ()) {
     const ScopedTimerSlack slack (1000);
@@ -62,8 +69,12 @@ int CompletionWait::wait (void *event)
   cudaError_t err;
   while ((err = cudaEventQuery (ev)) == cudaErrorNotReady && steady_clock::now () < poll_end)
     std::this_thread::yield ();
-  if (err == cudaErrorNotReady)
-    err = cudaEventSynchronize (ev);
+  /* Later than expected (a slower task, a stalled DLA): naps that double up to kMaxNap. */
+  for (auto nap = kFirstNap; err == cudaErrorNotReady; nap = std::min (2 * nap, kMaxNap)) {
+    std::this_thread::sleep_for (nap);
+    err = cudaEventQuery (ev);
+  }
+  end_ = steady_clock::now ();
   return int (err);
 }
 

@@ -46,9 +46,9 @@ CudaEvent &CudaEvent::operator= (CudaEvent &&o) noexcept
   return *this;
 }
 
-Status CudaEvent::Create (bool blocking_sync, bool timing, CudaEvent *out)
+Status CudaEvent::Create (bool timing, CudaEvent *out)
 {
-  unsigned flags = (blocking_sync ? cudaEventBlockingSync : 0u) | (timing ? 0u : cudaEventDisableTiming);
+  const unsigned flags = timing ? 0u : cudaEventDisableTiming;
   cudaEvent_t e = nullptr;
   const cudaError_t err = cudaEventCreateWithFlags (&e, flags);
   if (err != cudaSuccess)

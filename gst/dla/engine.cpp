@@ -28,9 +28,12 @@ struct Engine::Slot {
   std::vector<const uint64_t *> in_ptrs;
   std::vector<uint64_t *> out_ptrs;
   cudlaTask task {};
-  CudaEvent start, submitted, dla_end, done;
+  CudaEvent start, submitted, dla_end, done; /* with timestamps: timed tasks only */
+  CudaEvent done_untimed;                    /* the other tasks' end */
   State state = State::kIdle;
   bool began = false;
+  bool timed = false;
+  uint64_t tasks = 0;
   SlotTimings timings;
   CompletionWait wait;
 };
@@ -118,7 +121,7 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
             "have: not a classifier dlainfer can run");
 
   ScopedContext scope (im.device.context ().handle ());
-  if (!(st = CudaStream::Create (&im.stream)).ok () || !(st = CudaEvent::Create (false, false, &im.foreign)).ok ())
+  if (!(st = CudaStream::Create (&im.stream)).ok () || !(st = CudaEvent::Create (false, &im.foreign)).ok ())
     return st;
 
   for (int i = 0; i < cfg.num_slots; ++i) {
@@ -148,9 +151,10 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
     s->task.inputTensor = s->in_ptrs.data ();
     s->task.waitEvents = nullptr; /* must be NULL in hybrid mode */
     s->task.signalEvents = nullptr;
-    /* Only `done` is waited on by the host: blocking sync, so a waiting thread sleeps. */
-    if (!(st = CudaEvent::Create (false, true, &s->start)).ok () || !(st = CudaEvent::Create (false, true, &s->submitted)).ok ()
-        || !(st = CudaEvent::Create (false, true, &s->dla_end)).ok () || !(st = CudaEvent::Create (true, true, &s->done)).ok ())
+    for (CudaEvent *ev : {&s->start, &s->submitted, &s->dla_end, &s->done})
+      if (!(st = CudaEvent::Create (true, ev)).ok ())
+        return st;
+    if (!(st = CudaEvent::Create (false, &s->done_untimed)).ok ())
       return st;
     e->slots_.push_back (std::move (s));
   }
@@ -219,11 +223,14 @@ Status Engine::begin (int slot)
   if (!st.ok ())
     return st;
   Slot &s = *slots_[slot];
-  ScopedContext scope (primary_context ());
-  const cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.start.get ()),
-      static_cast<cudaStream_t> (stream ()));
-  if (err != cudaSuccess)
-    return on_cuda_error (err, "cudaEventRecord (slot start)");
+  s.timed = s.tasks++ % kTimingPeriod == 0;
+  if (s.timed) {
+    ScopedContext scope (primary_context ());
+    const cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.start.get ()),
+        static_cast<cudaStream_t> (stream ()));
+    if (err != cudaSuccess)
+      return on_cuda_error (err, "cudaEventRecord (slot start)");
+  }
   s.state = Slot::State::kBegun;
   s.began = true;
   s.wait.started ();
@@ -238,11 +245,13 @@ Status Engine::submit (int slot)
   Slot &s = *slots_[slot];
   if (s.state != Slot::State::kBegun) {
     s.began = false;
+    s.timed = s.tasks++ % kTimingPeriod == 0;
     s.wait.started ();
   }
   ScopedContext scope (primary_context ());
   cudaStream_t strm = static_cast<cudaStream_t> (stream ());
-  cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.submitted.get ()), strm);
+  auto ev = [] (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); };
+  cudaError_t err = s.timed ? cudaEventRecord (ev (s.submitted), strm) : cudaSuccess;
   if (err != cudaSuccess) {
     cudaStreamSynchronize (strm); /* the caller releases the frame: the preprocessing must be done */
     return on_cuda_error (err, "cudaEventRecord (before the DLA task)");
@@ -256,12 +265,12 @@ Status Engine::submit (int slot)
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) + impl_->lib->refusal_detail () + " (DLA core "
         + std::to_string (cfg_.dla_core) + ", slot " + std::to_string (slot) + ")");
   }
-  err = cudaEventRecord (static_cast<cudaEvent_t> (s.dla_end.get ()), strm);
+  err = s.timed ? cudaEventRecord (ev (s.dla_end), strm) : cudaSuccess;
   for (size_t i = 0; err == cudaSuccess && i < s.outputs.size (); ++i)
     err = cudaMemcpyAsync (s.host_outputs[i].data (), s.outputs[i].cuda_ptr (), s.outputs[i].size (),
         cudaMemcpyDeviceToHost, strm);
   if (err == cudaSuccess)
-    err = cudaEventRecord (static_cast<cudaEvent_t> (s.done.get ()), strm);
+    err = cudaEventRecord (ev (s.timed ? s.done : s.done_untimed), strm);
   /* The task is queued whatever happens next: complete() must still wait for it. */
   s.state = Slot::State::kSubmitted;
   if (err != cudaSuccess) {
@@ -283,8 +292,8 @@ Status Engine::complete (int slot)
   ScopedContext scope (primary_context ());
   s.state = Slot::State::kIdle;
   s.timings = SlotTimings ();
-  /* The sync seam: a blocking-sync event, so the thread sleeps while the DLA works. */
-  cudaError_t err = static_cast<cudaError_t> (s.wait.wait (s.done.get ()));
+  /* The sync seam: the thread sleeps while the DLA works (completion_wait.h). */
+  cudaError_t err = static_cast<cudaError_t> (s.wait.wait ((s.timed ? s.done : s.done_untimed).get ()));
   /* swdla cannot make CUDA return 911; it reports the emulated fault beside the runtime. */
   if (err == cudaSuccess && impl_->lib->emulated_external_error () != 0)
     err = static_cast<cudaError_t> (impl_->lib->emulated_external_error ());
@@ -298,16 +307,17 @@ Status Engine::complete (int slot)
   if (last != cudlaSuccess)
     return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " + cudla_status_name (last)
         + " (DLA core " + std::to_string (cfg_.dla_core) + ")");
+  s.timings.total_ms = s.wait.elapsed_ms ();
+  if (!s.timed)
+    return Status::Ok ();
   float ms = 0.f;
   auto ev = [] (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); };
   if (cudaEventElapsedTime (&ms, ev (s.submitted), ev (s.dla_end)) == cudaSuccess)
     s.timings.dla_ms = ms;
   if (s.began && cudaEventElapsedTime (&ms, ev (s.start), ev (s.submitted)) == cudaSuccess)
     s.timings.preprocess_ms = ms;
-  if (cudaEventElapsedTime (&ms, ev (s.began ? s.start : s.submitted), ev (s.done)) == cudaSuccess) {
-    s.timings.total_ms = ms;
+  if (cudaEventElapsedTime (&ms, ev (s.began ? s.start : s.submitted), ev (s.done)) == cudaSuccess)
     s.wait.learn (ms);
-  }
   cudaGetLastError (); /* an elapsed-time query that failed must not linger as the runtime's last error */
   return Status::Ok ();
 }

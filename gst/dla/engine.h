@@ -4,11 +4,13 @@
  *
  * Per frame, on the engine's own stream (all calls from one thread at a time):
  *   wait_for_stream (upstream)   optional: order after the stream that wrote the frame
- *   begin (slot)                 start event, before the preprocess kernel
+ *   begin (slot)                 before the preprocess kernel (its start event on timed tasks)
  *   <kernel writes input_ptr (slot)>
  *   submit (slot)                cudlaSubmitTask + async copy of the outputs to pinned memory
  *   complete (slot)              the sync seam: the only place the host waits
  *   host_output (slot, i)        the outputs, valid until the slot is submitted again
+ * A begin () not followed by its submit () (a failed preprocess) is simply begun again next frame;
+ * a submit () after it without a new begin () would take that begin's start time.
  * A DLA fault (cudaErrorExternalDevice) makes the engine refuse any further work. */
 #pragma once
 
@@ -30,12 +32,16 @@ struct EngineConfig {
   int num_slots = 1;
 };
 
-/* Milliseconds measured by the slot's events; negative when not measured (begin() not called). */
+/* A slot's last task in milliseconds; negative when not measured. The stages come from CUDA events
+ * on the first task and every kTimingPeriod-th after it (an event that keeps a timestamp costs the
+ * CPU ten times one that does not, on every frame); total from the host clock, every task. */
 struct SlotTimings {
-  float preprocess_ms = -1.f; /* begin -> submit */
-  float dla_ms = -1.f;        /* submit -> DLA task done */
-  float total_ms = -1.f;      /* begin (or submit) -> outputs in host memory */
+  float preprocess_ms = -1.f; /* begin -> submit (timed tasks that called begin) */
+  float dla_ms = -1.f;        /* submit -> DLA task done (timed tasks) */
+  float total_ms = -1.f;      /* begin (or submit) -> outputs in host memory, seen by the host */
 };
+
+constexpr int kTimingPeriod = 8;
 
 constexpr int kMaxSlots = 64;
 

@@ -1,6 +1,9 @@
 /* Benchmarks of the dlainfer element (tests/bench): pre-rendered 1080p NV12 frames in CUDA memory
  * pushed from an appsrc, as fast as the pipeline takes them, timed between two frames at the sink
- * (warm-up excluded) with the wall clock and getrusage (CPU of every thread of the process). */
+ * (warm-up excluded) with the wall clock and getrusage (CPU of every thread of the process). The
+ * frames are pushed from appsrc's need-data callback, on the streaming thread itself: an app thread
+ * blocked on a full queue would be woken once per frame, a cost that grows with the frame rate's
+ * difference between the two elements compared, not with either element's work. */
 #pragma once
 
 #include <gst/app/gstappsrc.h>
@@ -135,7 +138,7 @@ struct Result {
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
-  /* dlainfer's own stats (CUDA events, every frame incl. warm-up); < 0 where there is no "infer". */
+  /* dlainfer's own stats (CUDA events on 1 inference in 8, warm-up included); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   std::string error;
   double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
@@ -166,8 +169,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
 {
   Result r;
   r.what = middle;
-  const std::string desc = "appsrc name=src format=time block=true max-bytes=" + std::to_string (16 * 3110400) +
-      " ! " + middle + " ! fakesink name=sink sync=false";
+  const std::string desc = "appsrc name=src format=time ! " + middle + " ! fakesink name=sink sync=false";
   GError *err = nullptr;
   GstElement *pipeline = gst_parse_launch (desc.c_str (), &err);
   if (!pipeline || err) {
@@ -213,17 +215,28 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
       &p, nullptr);
   gst_object_unref (pad);
 
+  struct Feeder {
+    const Frames *frames;
+    guint64 next = 0, total = 0;
+  } feeder {&frames, 0, warmup + n};
+  GstAppSrcCallbacks callbacks {};
+  callbacks.need_data = [] (GstAppSrc *appsrc, guint, gpointer data) {
+    auto *f = static_cast<Feeder *> (data);
+    if (f->next == f->total) {
+      gst_app_src_end_of_stream (appsrc);
+      return;
+    }
+    const GstClockTime frame_dur = GST_SECOND / 30;
+    GstBuffer *b = gst_buffer_copy (f->frames->frame (f->next)); /* shallow: same CUDA memory, fresh buffer */
+    GST_BUFFER_PTS (b) = f->next * frame_dur;
+    GST_BUFFER_DURATION (b) = frame_dur;
+    ++f->next;
+    gst_app_src_push_buffer (appsrc, b);
+  };
+  gst_app_src_set_callbacks (GST_APP_SRC (src), &callbacks, &feeder, nullptr);
+
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     r.error = "the pipeline did not start";
-  const GstClockTime frame_dur = GST_SECOND / 30;
-  for (guint64 i = 0; r.error.empty () && i < warmup + n; ++i) {
-    GstBuffer *b = gst_buffer_copy (frames.frame (i)); /* shallow: same CUDA memory, fresh buffer */
-    GST_BUFFER_PTS (b) = i * frame_dur;
-    GST_BUFFER_DURATION (b) = frame_dur;
-    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK)
-      break;
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (!msg) {

@@ -1,8 +1,8 @@
 /* Benchmark 2, against a busy DLA: swdla with an emulated service time per task (2 ms, then 1 ms)
  * on one core, frames pushed as fast as the element takes them. In this synchronous design each
  * frame waits for its task, so fps < 1/service; the gap per frame is the time the DLA sits idle
- * (preprocess + host work + output copy). The CPU must not spin while it waits (blocking-sync
- * events): CPU per frame should stay far below the service time. */
+ * (preprocess + host work + output copy). The CPU must not spin while it waits (the wait sleeps on
+ * the OS timer): CPU per frame should stay far below the service time. */
 #include "bench_support.h"
 
 TEST (BusyDla, OneCoreAtTwoAndOneMs)

@@ -439,7 +439,8 @@ TEST_F (Surface, StatsCountAndTime)
   EXPECT_GE (stat_ms (s, "preprocess-max-ms"), stat_ms (s, "preprocess-mean-ms"));
   EXPECT_GE (stat_ms (s, "postprocess-mean-ms"), 0.0);
   EXPECT_LT (stat_ms (s, "postprocess-mean-ms"), 50.0);
-  EXPECT_GE (stat_ms (s, "total-mean-ms"), stat_ms (s, "dla-mean-ms"));
+  /* dla is timed on 1 inference in 8, total on all: compared where both saw the same task. */
+  EXPECT_GE (stat_ms (s, "total-max-ms"), stat_ms (s, "dla-max-ms"));
   p.stop ();
   GstStructure *after = nullptr;
   g_object_get (infer, "stats", &after, nullptr);
