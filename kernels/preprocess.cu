@@ -143,16 +143,23 @@ __device__ __forceinline__ Centre axis_centre (const detail::AxisPlan &a, int v,
   return c;
 }
 
-/* The taps of a centre for a filter of `scale` (input samples per output sample). */
-__device__ Taps make_taps (const Centre &c, float scale, bool antialias)
+/* The samples a triangle of `support` around a centre can reach, without the weights' sum. */
+__device__ __forceinline__ Taps taps_around (const Centre &c, float support)
 {
   Taps t;
   t.cint = c.cint;
   t.cfrac = c.cfrac;
-  const float support = antialias && scale > 1.f ? scale : 1.f;
   t.inv_support = 1.f / support;
   t.first = max (t.cint + int (floorf (t.cfrac - support - 0.5f)), c.lo);
   t.last = min (t.cint + int (ceilf (t.cfrac + support - 0.5f)), c.hi - 1);
+  t.inv_sum = 0.f;
+  return t;
+}
+
+/* The taps of a centre for a filter of `scale` (input samples per output sample). */
+__device__ Taps make_taps (const Centre &c, float scale, bool antialias)
+{
+  Taps t = taps_around (c, antialias && scale > 1.f ? scale : 1.f);
   float sum = 0.f;
   for (int x = t.first; x <= t.last; ++x)
     sum += weight (t, x);
@@ -188,15 +195,9 @@ struct alignas (16) Pair {
  * the next sample can have weight, and the loop's sum over [first, last] adds only zeros to theirs. */
 __device__ __forceinline__ Pair bilinear_pair (const Centre &c)
 {
-  Taps t;
-  t.cint = c.cint;
-  t.cfrac = c.cfrac;
-  t.inv_support = 1.f;
-  t.first = max (c.cint + int (floorf (c.cfrac - 1.5f)), c.lo);
-  t.last = min (c.cint + int (ceilf (c.cfrac + 0.5f)), c.hi - 1);
   int pos[2];
   float w[2];
-  fixed_taps<2> (t, pos, w);
+  fixed_taps<2> (taps_around (c, 1.f), pos, w);
   const float inv_sum = __fdividef (1.f, w[0] + w[1]);
   return Pair{pos[0], pos[1], w[0] * inv_sum, w[1] * inv_sum};
 }
@@ -350,14 +351,22 @@ __device__ __forceinline__ LumaAt luma_at (const Args &a, int y)
 {
   return LumaAt{a.planes[0] + y * a.pitches[0]};
 }
+__device__ __forceinline__ Nv12At nv12_at (const Args &a, int y)
+{
+  return Nv12At{a.planes[1] + y * a.pitches[1]};
+}
+__device__ __forceinline__ I420At i420_at (const Args &a, int y)
+{
+  return I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]};
+}
 
 /* Chroma row sums (U, V) of source chroma row y. */
 __device__ __forceinline__ void chroma_row_sum (const Args &a, const Taps &tx, int y, float uv[2])
 {
   if (a.source == Source::kNV12)
-    row_sum<2> (tx, Nv12At{a.planes[1] + y * a.pitches[1]}, uv);
+    row_sum<2> (tx, nv12_at (a, y), uv);
   else
-    row_sum<2> (tx, I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}, uv);
+    row_sum<2> (tx, i420_at (a, y), uv);
 }
 
 __device__ __forceinline__ void yuv_to_rgb (const Colour &k, float y, const float uv[2], float rgb[3])
@@ -380,13 +389,11 @@ __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const
   resample<1> (lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
   if (a.source == Source::kNV12)
     resample<2> (
-        cx, cy, [&] (int x, int yy, float v[2]) { Nv12At{a.planes[1] + yy * a.pitches[1]}(x, v); }, uv);
+        cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
   else
     resample<2> (
         cx, cy,
-        [&] (int x, int yy, float v[2]) {
-          I420At{a.planes[1] + yy * a.pitches[1], a.planes[2] + yy * a.pitches[2]}(x, v);
-        },
+        [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); },
         uv);
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
@@ -406,13 +413,11 @@ __device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, 
   gather_pair<1> (lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
   if (a.source == Source::kNV12)
     gather_pair<2> (
-        cx, cy, [&] (int x, int y, float o[2]) { Nv12At{a.planes[1] + y * a.pitches[1]}(x, o); }, vc);
+        cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
   else
     gather_pair<2> (
         cx, cy,
-        [&] (int x, int y, float o[2]) {
-          I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]}(x, o);
-        },
+        [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); },
         vc);
   float y, uv[2];
   combine_pair<1> (lx, ly, vy, &y);

@@ -12,6 +12,10 @@
 
 namespace dla {
 
+namespace {
+cudaEvent_t ev (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); }
+}  // namespace
+
 struct Engine::Impl {
   std::shared_ptr<const Library> lib;
   Device device;
@@ -226,8 +230,7 @@ Status Engine::begin (int slot)
   s.timed = s.tasks++ % kTimingPeriod == 0;
   if (s.timed) {
     ScopedContext scope (primary_context ());
-    const cudaError_t err = cudaEventRecord (static_cast<cudaEvent_t> (s.start.get ()),
-        static_cast<cudaStream_t> (stream ()));
+    const cudaError_t err = cudaEventRecord (ev (s.start), static_cast<cudaStream_t> (stream ()));
     if (err != cudaSuccess)
       return on_cuda_error (err, "cudaEventRecord (slot start)");
   }
@@ -250,7 +253,6 @@ Status Engine::submit (int slot)
   }
   ScopedContext scope (primary_context ());
   cudaStream_t strm = static_cast<cudaStream_t> (stream ());
-  auto ev = [] (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); };
   cudaError_t err = s.timed ? cudaEventRecord (ev (s.submitted), strm) : cudaSuccess;
   if (err != cudaSuccess) {
     cudaStreamSynchronize (strm); /* the caller releases the frame: the preprocessing must be done */
@@ -311,7 +313,6 @@ Status Engine::complete (int slot)
   if (!s.timed)
     return Status::Ok ();
   float ms = 0.f;
-  auto ev = [] (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); };
   if (cudaEventElapsedTime (&ms, ev (s.submitted), ev (s.dla_end)) == cudaSuccess)
     s.timings.dla_ms = ms;
   if (s.began && cudaEventElapsedTime (&ms, ev (s.start), ev (s.submitted)) == cudaSuccess)
@@ -343,10 +344,9 @@ Status Engine::wait_for_stream (void *cuda_stream)
   if (cuda_stream == stream ())
     return Status::Ok ();
   ScopedContext scope (primary_context ());
-  cudaEvent_t ev = static_cast<cudaEvent_t> (impl_->foreign.get ());
-  cudaError_t err = cudaEventRecord (ev, static_cast<cudaStream_t> (cuda_stream));
+  cudaError_t err = cudaEventRecord (ev (impl_->foreign), static_cast<cudaStream_t> (cuda_stream));
   if (err == cudaSuccess)
-    err = cudaStreamWaitEvent (static_cast<cudaStream_t> (stream ()), ev, 0);
+    err = cudaStreamWaitEvent (static_cast<cudaStream_t> (stream ()), ev (impl_->foreign), 0);
   if (err != cudaSuccess)
     return on_cuda_error (err, "ordering after the upstream CUDA stream");
   return Status::Ok ();
