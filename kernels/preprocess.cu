@@ -388,13 +388,9 @@ __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const
   float y, uv[2];
   resample<1> (lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
   if (a.source == Source::kNV12)
-    resample<2> (
-        cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
+    resample<2> (cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
   else
-    resample<2> (
-        cx, cy,
-        [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); },
-        uv);
+    resample<2> (cx, cy, [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); }, uv);
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
@@ -412,13 +408,9 @@ __device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, 
   float vy[2][2][1], vc[2][2][2];
   gather_pair<1> (lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
   if (a.source == Source::kNV12)
-    gather_pair<2> (
-        cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
+    gather_pair<2> (cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
   else
-    gather_pair<2> (
-        cx, cy,
-        [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); },
-        vc);
+    gather_pair<2> (cx, cy, [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); }, vc);
   float y, uv[2];
   combine_pair<1> (lx, ly, vy, &y);
   combine_pair<2> (cx, cy, vc, uv);

@@ -26,9 +26,11 @@ const DriverApi &driver ()
   static DriverApi api;
   static std::once_flag once;
   std::call_once (once, [] {
-    api.loaded = driver_entry ("cuDeviceGet", &api.device_get) && driver_entry ("cuDevicePrimaryCtxRetain", &api.retain)
-        && driver_entry ("cuDevicePrimaryCtxRelease", &api.release) && driver_entry ("cuCtxPushCurrent", &api.push)
-        && driver_entry ("cuCtxPopCurrent", &api.pop) && driver_entry ("cuCtxGetCurrent", &api.get_current);
+    api.loaded = driver_entry ("cuDeviceGet", &api.device_get)
+        && driver_entry ("cuDevicePrimaryCtxRetain", &api.retain)
+        && driver_entry ("cuDevicePrimaryCtxRelease", &api.release)
+        && driver_entry ("cuCtxPushCurrent", &api.push) && driver_entry ("cuCtxPopCurrent", &api.pop)
+        && driver_entry ("cuCtxGetCurrent", &api.get_current);
   });
   return api;
 }

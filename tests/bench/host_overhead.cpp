@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "cuda_resources.h"
 
 namespace {
 
@@ -38,27 +39,20 @@ void measure_cuda_call_costs (cudaStream_t s, cudaEvent_t a, cudaEvent_t b, cuda
 
 void print_cuda_call_costs ()
 {
-  cudaStream_t s = nullptr;
-  cudaEvent_t a = nullptr, b = nullptr, plain = nullptr;
-  void *dev = nullptr, *host = nullptr;
-  /* The engine's kinds of event: with timing (stage timings) and without (the end it waits for). */
-  if (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) == cudaSuccess && cudaEventCreate (&a) == cudaSuccess &&
-      cudaEventCreate (&b) == cudaSuccess &&
-      cudaEventCreateWithFlags (&plain, cudaEventDisableTiming) == cudaSuccess &&
-      cudaMalloc (&dev, 64) == cudaSuccess && cudaMallocHost (&host, 64) == cudaSuccess)
-    measure_cuda_call_costs (s, a, b, plain, dev, host);
+  /* The engine's own kinds of object: its stream, its events (with timing for the stage timings,
+   * without for the end it waits for) and its pinned output memory. */
+  dla::CudaStream s;
+  dla::CudaEvent a, b, plain;
+  dla::PinnedBuffer host;
+  void *dev = nullptr;
+  if (dla::CudaStream::Create (&s).ok () && dla::CudaEvent::Create (true, &a).ok ()
+      && dla::CudaEvent::Create (true, &b).ok () && dla::CudaEvent::Create (false, &plain).ok ()
+      && dla::PinnedBuffer::Create (64, &host).ok () && cudaMalloc (&dev, 64) == cudaSuccess)
+    measure_cuda_call_costs (static_cast<cudaStream_t> (s.get ()), static_cast<cudaEvent_t> (a.get ()),
+        static_cast<cudaEvent_t> (b.get ()), static_cast<cudaEvent_t> (plain.get ()), dev, host.data ());
   else
     std::printf ("CUDA runtime call costs: not measured (set-up failed)\n");
-  cudaFreeHost (host);
   cudaFree (dev);
-  if (plain)
-    cudaEventDestroy (plain);
-  if (b)
-    cudaEventDestroy (b);
-  if (a)
-    cudaEventDestroy (a);
-  if (s)
-    cudaStreamDestroy (s);
   cudaGetLastError ();
 }
 
