@@ -21,7 +21,9 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
     echo "== native benchmarks rc=$?"
   fi
   if [ -x "$sanitizer" ]; then
-    "$sanitizer" --tool memcheck --error-exitcode 9 build/tests/gpu-preprocess > "$OUT/sanitizer.txt" 2>&1
+    # Not the test that makes CUDA calls fail on purpose: the sanitizer counts those as errors.
+    GTEST_FILTER='-LaunchGraphsTest.AFailedLaunch*' \
+      "$sanitizer" --tool memcheck --error-exitcode 9 build/tests/gpu-preprocess > "$OUT/sanitizer.txt" 2>&1
     echo "== compute-sanitizer memcheck gpu-preprocess rc=$? $(grep 'ERROR SUMMARY' "$OUT/sanitizer.txt")"
     # The element end to end (kernel, swdla's kernels, copies) on every format and a 4K frame, the
     # geometry models, renegotiation and the run-time failures; the rest repeats these paths.

@@ -13,6 +13,7 @@
 #include "gstdlainfer.h"
 #include "gstdlameta.h"
 #include "interval.h"
+#include "launch_graphs.h"
 #include "postprocess.h"
 #include "preprocess.h"
 #include "primary_context.h"
@@ -40,6 +41,7 @@ struct GstDlaInferPrivate {
 
   /* Made in start/set_caps, released in stop; streaming thread only. */
   std::unique_ptr<dla::Engine> engine;
+  std::unique_ptr<preprocess::LaunchGraphs> graphs; /* the kernel's launches; in the primary context */
   std::vector<std::string> labels;
   std::vector<GQuark> label_quarks;
   tensor::View input_view {};  /* what the kernel writes: the model's input with c = 3 */
@@ -53,6 +55,7 @@ struct GstDlaInferPrivate {
   dlainfer::Interval interval; /* which frames run the model; meta_results is the result carried */
 
   /* Per-frame scratch, sized once so frames do not allocate. */
+  preprocess::KernelLaunch launch {};
   std::vector<float> scores;
   std::vector<postprocess::Result> results;
   std::vector<GstDlaClassification> meta_results;

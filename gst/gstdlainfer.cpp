@@ -48,6 +48,7 @@
 #include "labels.h"
 #include "model_info.h"
 #include "result_message.h"
+#include "status_names.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -523,6 +524,7 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     priv->label_quarks[size_t (i)] = g_quark_from_string (labels::name_for (priv->labels, i).c_str ());
   priv->element_quark = g_quark_from_string (GST_OBJECT_NAME (self));
   priv->backend_quark = g_quark_from_string (priv->engine->backend ().c_str ());
+  priv->graphs = std::make_unique<preprocess::LaunchGraphs> ();
   priv->scores.reserve (size_t (classes));
   priv->results.reserve (size_t (classes));
   priv->meta_results.reserve (size_t (classes));
@@ -569,6 +571,7 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
   {
     /* The engine waits for its stream before freeing anything; the staging buffers go after it. */
     dla::ScopedContext scope (priv->primary.handle ());
+    priv->graphs.reset ();
     priv->engine.reset ();
     priv->staging.release ();
   }
@@ -708,13 +711,20 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   if (!st.ok ())
     return frame_failed (self, st, "dla::Engine::begin");
   std::string why;
-  const preprocess::Status pst = preprocess::launch (source, priv->input_view, engine->input_ptr (kSlot), pre,
-      nullptr, 0, engine->stream (), &why);
+  const preprocess::Status pst = preprocess::plan_launch (
+      source, priv->input_view, engine->input_ptr (kSlot), pre, nullptr, 0, &priv->launch, &why);
   if (pst != preprocess::Status::kOk)
     return frame_failed (self,
         dla::Status::Error (dla::Code::kRuntime,
-            std::string ("The preprocessing kernel failed: ") + preprocess::status_name (pst) + ": " + why),
-        "preprocess::launch");
+            std::string ("The preprocessing kernel cannot run: ") + preprocess::status_name (pst) + ": " + why),
+        "preprocess::plan_launch");
+  const uint64_t replays = priv->graphs->replays ();
+  const cudaError_t launched = priv->graphs->launch (priv->launch, static_cast<cudaStream_t> (engine->stream ()));
+  if (launched != cudaSuccess)
+    return frame_failed (self,
+        dla::Status::Error (dla::Code::kRuntime,
+            "The preprocessing kernel failed to launch: " + dla::cuda_error_name (launched)),
+        "preprocess::LaunchGraphs::launch");
   st = engine->submit (kSlot);
   if (!st.ok ())
     return frame_failed (self, st, "dla::Engine::submit");
@@ -731,7 +741,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   const float post_ms =
       std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
   const dla::SlotTimings t = engine->timings (kSlot);
-  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms);
+  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms, priv->graphs->replays () > replays);
   priv->interval.inferred ();
   attach_results (self, buf, false, 0);
   if (post_messages)

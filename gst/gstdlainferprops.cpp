@@ -235,11 +235,12 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, confidences) per inference",
           defaults.post_messages, kPlayingFlags));
-  static_assert (dla::kTimingPeriod == 8, "the stats blurb names the timing period");
+  static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
   g_object_class_install_property (klass, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Since start: frames, inferences, skipped, errors, and mean/max milliseconds of preprocess and dla "
-          "(CUDA events on the first inference and every 8th after it), postprocess and total (host clock, "
+          "Since start: frames, inferences, skipped, errors, graph-launches (inferences whose kernel launch was "
+          "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
+          "(CUDA events on the first two inferences and every 32nd after them), postprocess and total (host clock, "
           "every inference)",
           GST_TYPE_STRUCTURE, kReadOnlyFlags));
   g_object_class_install_property (klass, PROP_MODEL_INFO,

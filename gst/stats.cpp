@@ -15,15 +15,17 @@ void Stats::Timing::add (float ms)
 void Stats::reset ()
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  frames_ = inferences_ = skipped_ = errors_ = 0;
+  frames_ = inferences_ = skipped_ = errors_ = graph_launches_ = 0;
   preprocess_ = dla_ = postprocess_ = total_ = Timing ();
 }
 
-void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms)
+void Stats::inferred (
+    float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   ++frames_;
   ++inferences_;
+  graph_launches_ += from_graph;
   preprocess_.add (preprocess_ms);
   dla_.add (dla_ms);
   postprocess_.add (postprocess_ms);
@@ -46,7 +48,7 @@ void Stats::failed ()
 
 GstStructure *Stats::to_structure () const
 {
-  uint64_t frames, inferences, skipped, errors;
+  uint64_t frames, inferences, skipped, errors, graph_launches;
   Timing t[4];
   {
     std::lock_guard<std::mutex> lock (mutex_);
@@ -54,6 +56,7 @@ GstStructure *Stats::to_structure () const
     inferences = inferences_;
     skipped = skipped_;
     errors = errors_;
+    graph_launches = graph_launches_;
     t[0] = preprocess_;
     t[1] = dla_;
     t[2] = postprocess_;
@@ -61,7 +64,7 @@ GstStructure *Stats::to_structure () const
   }
   GstStructure *s = gst_structure_new ("dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences",
       G_TYPE_UINT64, guint64 (inferences), "skipped", G_TYPE_UINT64, guint64 (skipped), "errors", G_TYPE_UINT64,
-      guint64 (errors), nullptr);
+      guint64 (errors), "graph-launches", G_TYPE_UINT64, guint64 (graph_launches), nullptr);
   static const char *const names[4][2] = {{"preprocess-mean-ms", "preprocess-max-ms"}, {"dla-mean-ms", "dla-max-ms"},
       {"postprocess-mean-ms", "postprocess-max-ms"}, {"total-mean-ms", "total-max-ms"}};
   for (int i = 0; i < 4; ++i)

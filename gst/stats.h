@@ -16,12 +16,13 @@ namespace dlainfer {
 class Stats {
  public:
   void reset ();
-  /* One frame each; negative times were not measured and are left out of the means. */
-  void inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms);
+  /* One frame each; negative times were not measured and are left out of the means. `from_graph`:
+   * the preprocessing kernel was replayed from a CUDA graph (preprocess::LaunchGraphs). */
+  void inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph);
   void skipped ();
   void failed ();
 
-  /* "dlainfer-stats": frames, inferences, skipped, errors (guint64) and, for preprocess, dla,
+  /* "dlainfer-stats": frames, inferences, skipped, errors, graph-launches (guint64) and, for preprocess, dla,
    * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any). */
   GstStructure *to_structure () const;
 
@@ -34,7 +35,7 @@ class Stats {
   };
 
   mutable std::mutex mutex_;
-  uint64_t frames_ = 0, inferences_ = 0, skipped_ = 0, errors_ = 0;
+  uint64_t frames_ = 0, inferences_ = 0, skipped_ = 0, errors_ = 0, graph_launches_ = 0;
   Timing preprocess_, dla_, postprocess_, total_;
 };
 

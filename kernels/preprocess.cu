@@ -28,9 +28,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <vector>
 
 #include "preprocess_plan.h"
+#ifndef PREPROCESS_EMULATE
+#include "kernel_launch.h"
+#endif
 
 #ifdef PREPROCESS_EMULATE
 #define PREPROCESS_PRAGMA(x)
@@ -754,34 +759,41 @@ Colour make_colour (Matrix m, Range range)
   return c;
 }
 
+/* The kernel instantiation of a launch's layout and type, passed to f as a Kind. */
 template <tensor::Layout L, tensor::ElemType T>
-void start (const Args &a, dim3 grid, dim3 block, size_t smem, cudaStream_t stream)
+struct Kind {
+  static constexpr tensor::Layout layout = L;
+  static constexpr tensor::ElemType type = T;
+};
+
+template <class F>
+void with_kind (const tensor::View &dst, F &&f)
 {
-#ifdef PREPROCESS_EMULATE
-  (void)stream;
-  struct alignas (16) Chunk {
-    unsigned char bytes[16];
-  };
-  std::vector<Chunk> mem ((std::max (smem, sizeof (PairTable)) + sizeof (Chunk) - 1) / sizeof (Chunk));
-  void *shared = mem.data ();
-  if (a.slot_rows == 0)
-    emulate_blocks (grid, block, [&] { bilinear_block<L, T> (a, *static_cast<PairTable *> (shared)); });
-  else
-    emulate_blocks (grid, block, [&] { filter_block<L, T> (a, *static_cast<Shared *> (shared)); });
-#else
-  if (a.slot_rows == 0)
-    bilinear_kernel<L, T><<<grid, block, 0, stream>>> (a);
-  else
-    filter_kernel<L, T><<<grid, block, smem, stream>>> (a);
-#endif
+  using tensor::ElemType;
+  using tensor::Layout;
+  const bool fp16 = dst.type == ElemType::kFp16;
+  switch (dst.layout) {
+    case Layout::kChw16:
+      f (Kind<Layout::kChw16, ElemType::kFp16> ());
+      break;
+    case Layout::kChw32:
+      f (Kind<Layout::kChw32, ElemType::kInt8> ());
+      break;
+    case Layout::kDlaLinear:
+      fp16 ? f (Kind<Layout::kDlaLinear, ElemType::kFp16> ())
+           : f (Kind<Layout::kDlaLinear, ElemType::kInt8> ());
+      break;
+    case Layout::kDlaHwc4:
+      fp16 ? f (Kind<Layout::kDlaHwc4, ElemType::kFp16> ())
+           : f (Kind<Layout::kDlaHwc4, ElemType::kInt8> ());
+      break;
+  }
 }
 
-}  // namespace
-
-Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-               const Roi *rois, int n_rois, void *stream, std::string *error)
+/* A launch's arguments (into `a`, value-initialised by the caller), grid and shared memory. */
+Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+                const Roi *rois, int n_rois, Args &a, dim3 *grid, dim3 *block, size_t *smem, std::string *error)
 {
-  Args a{};
   const Status s = detail::make_plan (src, dst, dst_ptr, p, rois, n_rois, &a.plan, error);
   if (s != Status::kOk)
     return s;
@@ -853,40 +865,78 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
   const bool many = wide && int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sm_count ());
   a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
   a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
-  const size_t smem = wide ? offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float) : 0;
+  *smem = wide ? offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float) : 0;
   /* A grid of few waves waits on its slowest block's serial row sums: tiles of 4 rows share them
    * among twice the threads. Many waves keep every SM busy already. */
-  const dim3 block (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);
-  const dim3 grid (unsigned (tiles_x), unsigned ((dst.h + a.tile_h - 1) / a.tile_h), unsigned (a.plan.n_rois));
-  cudaStream_t st = static_cast<cudaStream_t> (stream);
-  using tensor::ElemType;
-  using tensor::Layout;
-  const bool fp16 = dst.type == ElemType::kFp16;
-  cudaGetLastError (); /* a stale error of other CUDA work on this thread is not this launch's */
-  switch (dst.layout) {
-    case Layout::kChw16:
-      start<Layout::kChw16, ElemType::kFp16> (a, grid, block, smem, st);
-      break;
-    case Layout::kChw32:
-      start<Layout::kChw32, ElemType::kInt8> (a, grid, block, smem, st);
-      break;
-    case Layout::kDlaLinear:
-      fp16 ? start<Layout::kDlaLinear, ElemType::kFp16> (a, grid, block, smem, st)
-           : start<Layout::kDlaLinear, ElemType::kInt8> (a, grid, block, smem, st);
-      break;
-    case Layout::kDlaHwc4:
-      fp16 ? start<Layout::kDlaHwc4, ElemType::kFp16> (a, grid, block, smem, st)
-           : start<Layout::kDlaHwc4, ElemType::kInt8> (a, grid, block, smem, st);
-      break;
-  }
-  const cudaError_t e = cudaGetLastError ();
-  if (e != cudaSuccess) {
-    if (error)
-      *error =
-          std::string ("preprocess kernel launch: ") + cudaGetErrorName (e) + ": " + cudaGetErrorString (e);
-    return Status::kCudaError;
-  }
+  *block = dim3 (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);
+  *grid = dim3 (unsigned (tiles_x), unsigned ((dst.h + a.tile_h - 1) / a.tile_h), unsigned (a.plan.n_rois));
   return Status::kOk;
 }
+
+}  // namespace
+
+#ifdef PREPROCESS_EMULATE
+Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+               const Roi *rois, int n_rois, void *, std::string *error)
+{
+  Args a{};
+  dim3 grid, block;
+  size_t smem = 0;
+  const Status s = prepare (src, dst, dst_ptr, p, rois, n_rois, a, &grid, &block, &smem, error);
+  if (s != Status::kOk)
+    return s;
+  struct alignas (16) Chunk {
+    unsigned char bytes[16];
+  };
+  std::vector<Chunk> mem ((std::max (smem, sizeof (PairTable)) + sizeof (Chunk) - 1) / sizeof (Chunk));
+  void *shared = mem.data ();
+  with_kind (dst, [&] (auto kind) {
+    constexpr tensor::Layout L = decltype (kind)::layout;
+    constexpr tensor::ElemType T = decltype (kind)::type;
+    if (a.slot_rows == 0)
+      emulate_blocks (grid, block, [&] { bilinear_block<L, T> (a, *static_cast<PairTable *> (shared)); });
+    else
+      emulate_blocks (grid, block, [&] { filter_block<L, T> (a, *static_cast<Shared *> (shared)); });
+  });
+  return Status::kOk;
+}
+#else
+Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+                    const Roi *rois, int n_rois, KernelLaunch *out, std::string *error)
+{
+  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch));
+  /* Zero bytes first, padding included: equal launches compare equal byte for byte (LaunchGraphs). */
+  std::memset (static_cast<void *> (out), 0, sizeof *out);
+  Args &a = *new (out->param) Args {};
+  const Status s =
+      prepare (src, dst, dst_ptr, p, rois, n_rois, a, &out->grid, &out->block, &out->shared_bytes, error);
+  if (s != Status::kOk)
+    return s;
+  out->param_bytes = sizeof (Args);
+  with_kind (dst, [&] (auto kind) {
+    constexpr tensor::Layout L = decltype (kind)::layout;
+    constexpr tensor::ElemType T = decltype (kind)::type;
+    out->function = a.slot_rows == 0 ? reinterpret_cast<const void *> (bilinear_kernel<L, T>)
+                                     : reinterpret_cast<const void *> (filter_kernel<L, T>);
+  });
+  return Status::kOk;
+}
+
+Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+               const Roi *rois, int n_rois, void *stream, std::string *error)
+{
+  KernelLaunch k;
+  const Status s = plan_launch (src, dst, dst_ptr, p, rois, n_rois, &k, error);
+  if (s != Status::kOk)
+    return s;
+  const cudaError_t e = start (k, static_cast<cudaStream_t> (stream));
+  if (e == cudaSuccess)
+    return Status::kOk;
+  if (error)
+    *error =
+        std::string ("preprocess kernel launch: ") + cudaGetErrorName (e) + ": " + cudaGetErrorString (e);
+  return Status::kCudaError;
+}
+#endif
 
 }  // namespace preprocess

@@ -33,13 +33,9 @@ class ScopedTimerSlack {
 };
 }  // namespace
 
-void WakeMargin::overshot (std::chrono::nanoseconds late)
+void WakeOffset::woke (bool early)
 {
-  using namespace std::chrono;
-  /* A wake-up later than kMax is a descheduled thread, not the timer: it counts as any late one. */
-  estimate_ = std::clamp (late > estimate_ ? estimate_ + kUp : estimate_ - kDown, nanoseconds::zero (),
-      nanoseconds (kMax));
-  margin_ = std::clamp (ceil<microseconds> (estimate_) + kGuard, kMin, kMax);
+  offset_ = std::clamp<std::chrono::nanoseconds> (early ? offset_ + kStep : offset_ - kStep, kMin, kMax);
 }
 
 void ExpectedDuration::measured (std::chrono::nanoseconds took)
@@ -58,17 +54,21 @@ int CompletionWait::wait (void *event)
 {
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
-  const auto end = start_ + std::min<nanoseconds> (expected_.get (), kMaxSleep);
-  const auto wake = end - margin_.get ();
-  if (wake > steady_clock::now ()) {
+  const nanoseconds expected = std::min<nanoseconds> (expected_.get (), kMaxSleep);
+  const auto alarm = start_ + expected + offset_.get ();
+  const bool sleep = expected > nanoseconds::zero () && alarm > steady_clock::now ();
+  if (sleep) {
     const ScopedTimerSlack slack (1000);
-    std::this_thread::sleep_until (wake);
-    margin_.overshot (steady_clock::now () - wake);
+    std::this_thread::sleep_until (alarm);
   }
-  const auto poll_end = std::max (end, steady_clock::now ()) + kLate;
-  cudaError_t err;
-  while ((err = cudaEventQuery (ev)) == cudaErrorNotReady && steady_clock::now () < poll_end)
+  cudaError_t err = cudaEventQuery (ev);
+  if (sleep)
+    offset_.woke (err == cudaErrorNotReady);
+  const auto poll_end = std::max (alarm, steady_clock::now ()) + kLate;
+  while (err == cudaErrorNotReady && steady_clock::now () < poll_end) {
     std::this_thread::yield ();
+    err = cudaEventQuery (ev);
+  }
   /* Later than expected (a slower task, a stalled DLA): naps that double up to kMaxNap. */
   for (auto nap = kFirstNap; err == cudaErrorNotReady; nap = std::min (2 * nap, kMaxNap)) {
     std::this_thread::sleep_for (nap);

@@ -3,38 +3,36 @@
  * A blocking-sync event would let the thread sleep in the driver, but its wake-up comes tens of
  * microseconds after the work ends, and every record of such an event costs CUDA's own threads
  * about 20 us of CPU (measured on an H200 host). So the events are plain, and the wait sleeps with
- * the OS timer until shortly before the expected end (ExpectedDuration: the device time of recent
- * timed tasks), polls until kLate after it, then naps of kFirstNap doubling to kMaxNap until the
- * event completes or fails. The sleep runs with a timer slack of 1 us: Linux's default 50 us would
- * overshoot short tasks. Polling costs CPU for as long as it lasts, so "shortly before" is learnt
- * (WakeMargin): as much as this machine's timer wake-ups overshoot, not a fixed guess. */
+ * the OS timer until an alarm near the expected end (ExpectedDuration: the device time of recent
+ * timed tasks, moved by the learnt WakeOffset), polls until kLate after it, then naps of kFirstNap
+ * doubling to kMaxNap until the event completes or fails. The sleep runs with a timer slack of 1 us:
+ * Linux's default 50 us would overshoot short tasks. */
 #pragma once
 
 #include <chrono>
 
 namespace dla {
 
-/* How long before the expected end to wake up: an estimate of the 90th percentile of recent timer
- * overshoots (up by kUp when a wake-up overshoots it, down by kDown when not: it settles where 1 in
- * 10 does), plus a guard; between kMin and kMax. A rare late wake-up costs a few microseconds of
- * latency; a margin that follows the rare spikes would cost that much polling CPU on every frame. */
-class WakeMargin {
+/* Where to set the alarm, relative to the expected end: the median of where the tasks really end as
+ * this thread's wake-ups see them (up a step when a wake-up finds the task still running, down when
+ * it finds it done). Early costs polling CPU and late costs idle DLA time, microsecond for
+ * microsecond, so the median minimises their sum. It absorbs whatever sits between the device's
+ * clock and the host's: the timer's overshoot (about 5 us after a short sleep, 25 after a long one
+ * on the H200 host), the queueing delay before the first event, the spread of the tasks. */
+class WakeOffset {
  public:
-  static constexpr std::chrono::microseconds kMin {2};
-  static constexpr std::chrono::microseconds kMax {20};
-  static constexpr std::chrono::microseconds kGuard {1};
-  static constexpr std::chrono::nanoseconds kUp {2250}, kDown {250};
+  static constexpr std::chrono::nanoseconds kStep {500};
+  static constexpr std::chrono::microseconds kMin {-100}, kMax {100};
 
-  std::chrono::microseconds get () const { return margin_; }
-  /* A sleep meant to end at some time ended `late` after it. */
-  void overshot (std::chrono::nanoseconds late);
+  std::chrono::nanoseconds get () const { return offset_; }
+  /* A wake-up from the alarm found the task still running (`early`) or done. */
+  void woke (bool early);
 
  private:
-  std::chrono::nanoseconds estimate_ {kMax - kGuard};
-  std::chrono::microseconds margin_ {kMax};
+  std::chrono::nanoseconds offset_ {0};
 };
 
-/* How long a slot's tasks take (the device time of its timed tasks, one in kTimingPeriod): the
+/* How long a slot's tasks take (the device time of its timed tasks, engine.h timed_task): the
  * shorter of the last two, so one slow task (a stall; the first of a stream, which loads modules)
  * does not hold the frames until the next timed one asleep, and two in a row move it. 0 (poll from
  * the start) until two are known. */
@@ -64,7 +62,7 @@ class CompletionWait {
  private:
   std::chrono::steady_clock::time_point start_ {}, end_ {};
   ExpectedDuration expected_;
-  WakeMargin margin_;
+  WakeOffset offset_;
 };
 
 }  // namespace dla

@@ -227,7 +227,7 @@ Status Engine::begin (int slot)
   if (!st.ok ())
     return st;
   Slot &s = *slots_[slot];
-  s.timed = s.tasks++ % kTimingPeriod == 0;
+  s.timed = timed_task (s.tasks++);
   if (s.timed) {
     ScopedContext scope (primary_context ());
     const cudaError_t err = cudaEventRecord (ev (s.start), static_cast<cudaStream_t> (stream ()));
@@ -248,7 +248,7 @@ Status Engine::submit (int slot)
   Slot &s = *slots_[slot];
   if (s.state != Slot::State::kBegun) {
     s.began = false;
-    s.timed = s.tasks++ % kTimingPeriod == 0;
+    s.timed = timed_task (s.tasks++);
     s.wait.started ();
   }
   ScopedContext scope (primary_context ());

@@ -123,6 +123,7 @@ class Frames {
   const std::string &error () const { return why_; }
   GstCaps *caps () const { return caps_; }
   GstBuffer *frame (guint64 i) const { return frames_[i % frames_.size ()]; }
+  int count () const { return int (frames_.size ()); }
 
  private:
   GstElement *pipeline_ = nullptr;
@@ -138,8 +139,9 @@ struct Result {
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
-  /* dlainfer's own stats (CUDA events on 1 inference in 8, warm-up included); < 0 without "infer". */
+  /* dlainfer's own stats (CUDA events on 1 inference in 32, warm-up included); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
+  guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
   std::string error;
   double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
   double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
@@ -258,6 +260,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
       gst_structure_get_double (stats, "preprocess-mean-ms", &r.preprocess_ms);
       gst_structure_get_double (stats, "dla-mean-ms", &r.dla_ms);
       gst_structure_get_double (stats, "postprocess-mean-ms", &r.postprocess_ms);
+      gst_structure_get_uint64 (stats, "inferences", &r.inferences);
+      gst_structure_get_uint64 (stats, "graph-launches", &r.graph_launches);
       gst_structure_free (stats);
     }
     gst_object_unref (infer);

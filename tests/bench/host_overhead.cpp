@@ -7,6 +7,7 @@
 
 #include "bench_support.h"
 #include "cuda_resources.h"
+#include "launch_costs.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ void measure_cuda_call_costs (cudaStream_t s, cudaEvent_t a, cudaEvent_t b, cuda
   float ms;
   const double elapsed = per_call ([&] { cudaEventElapsedTime (&ms, a, b); });
   std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f with timing (4 on a timed"
-               " frame, 1 in 8), %.2f without (1 on the others), cudaEventQuery %.2f, cudaMemcpyAsync (64 B to"
+               " frame, 1 in 32), %.2f without (1 on the others), cudaEventQuery %.2f, cudaMemcpyAsync (64 B to"
                " pinned) %.2f, cudaEventElapsedTime %.2f\n", record, record_plain, query, copy, elapsed);
 }
 
@@ -139,12 +140,16 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     const Spread pre = over ([] (R, R d) { return 1000.0 * d.preprocess_ms; });
     const Spread task = over ([] (R, R d) { return 1000.0 * d.dla_ms; });
     const Spread post = over ([] (R, R d) { return 1000.0 * d.postprocess_ms; });
-    std::printf ("\ndlainfer stats (CUDA events on 1 inference in 8, means): preprocess %.1f us, DLA task (swdla) %.1f us, "
+    std::printf ("\ndlainfer stats (CUDA events on 1 inference in 32, means): preprocess %.1f us, DLA task (swdla) %.1f us, "
                  "postprocess %.1f us\n", pre.median, task.median, post.median);
     std::printf ("target: <= 50 us wall added per frame, the DLA task's time taken out: %s, %s\n",
         own.median <= 50 ? "MET" : "MISSED", range (own).c_str ());
   }
+  std::printf ("kernel launches replayed from CUDA graphs (the %d frame buffers come round): %" G_GUINT64_FORMAT
+               " of %" G_GUINT64_FORMAT " inferences in the first round\n",
+      frames.count (), dlas[0].graph_launches, dlas[0].inferences);
   print_cuda_call_costs ();
+  bench::print_launch_costs ();
   if (dlas[0].swdla_cpu_s > 0) {
     /* swdla launches the network's kernels from cudlaSubmitTask on the caller's thread; a DLA runs
      * the network itself, though a real submit still costs some CPU: this is an upper bound. */

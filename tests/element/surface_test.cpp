@@ -44,7 +44,7 @@ TEST (Stats, StartsAtZero)
   dlainfer::Stats stats;
   GstStructure *s = stats.to_structure ();
   EXPECT_STREQ (gst_structure_get_name (s), "dlainfer-stats");
-  for (const char *f : {"frames", "inferences", "skipped", "errors"})
+  for (const char *f : {"frames", "inferences", "skipped", "errors", "graph-launches"})
     EXPECT_EQ (u64 (s, f), 0u) << f;
   for (const char *stage : {"preprocess", "dla", "postprocess", "total"}) {
     EXPECT_EQ (dbl (s, (std::string (stage) + "-mean-ms").c_str ()), 0.0);
@@ -57,9 +57,9 @@ TEST (Stats, StartsAtZero)
 TEST (Stats, CountsMeansAndMaxima)
 {
   dlainfer::Stats stats;
-  stats.inferred (1.f, 4.f, 0.1f, 6.f);
-  stats.inferred (3.f, 2.f, 0.3f, 8.f);
-  stats.inferred (-1.f, 6.f, 0.2f, -1.f);
+  stats.inferred (1.f, 4.f, 0.1f, 6.f, false);
+  stats.inferred (3.f, 2.f, 0.3f, 8.f, true);
+  stats.inferred (-1.f, 6.f, 0.2f, -1.f, true);
   stats.skipped ();
   stats.skipped ();
   stats.failed ();
@@ -68,6 +68,7 @@ TEST (Stats, CountsMeansAndMaxima)
   EXPECT_EQ (u64 (s, "inferences"), 3u);
   EXPECT_EQ (u64 (s, "skipped"), 2u);
   EXPECT_EQ (u64 (s, "errors"), 1u);
+  EXPECT_EQ (u64 (s, "graph-launches"), 2u);
   EXPECT_NEAR (dbl (s, "preprocess-mean-ms"), 2.0, 1e-6) << "the unmeasured -1 is not a sample";
   EXPECT_NEAR (dbl (s, "preprocess-max-ms"), 3.0, 1e-6);
   EXPECT_NEAR (dbl (s, "dla-mean-ms"), 4.0, 1e-6);
@@ -83,6 +84,7 @@ TEST (Stats, CountsMeansAndMaxima)
   stats.reset ();
   s = stats.to_structure ();
   EXPECT_EQ (u64 (s, "frames"), 0u);
+  EXPECT_EQ (u64 (s, "graph-launches"), 0u);
   EXPECT_EQ (dbl (s, "dla-max-ms"), 0.0);
   gst_structure_free (s);
 }

@@ -1,0 +1,38 @@
+/* gst-dlainfer: a kernel launch as data: what cudaLaunchKernel takes, with the kernel's one
+ * by-value parameter (its argument struct) copied in. A launch can then be compared with an earlier
+ * one and replayed from a CUDA graph (launch_graphs.h). CUDA builds only. */
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "preprocess.h"
+
+namespace preprocess {
+
+struct alignas (16) KernelLaunch {
+  const void *function; /* a __global__ function taking one parameter of param_bytes */
+  dim3 grid, block;
+  size_t shared_bytes;
+  size_t param_bytes;
+  unsigned char param[2816];
+};
+
+/* Launches `k` on `stream`; a failure is returned, not left as the thread's last error. */
+inline cudaError_t start (const KernelLaunch &k, cudaStream_t stream)
+{
+  void *args[] = {const_cast<unsigned char *> (k.param)};
+  const cudaError_t e = cudaLaunchKernel (k.function, k.grid, k.block, args, k.shared_bytes, stream);
+  if (e != cudaSuccess)
+    cudaGetLastError ();
+  return e;
+}
+
+/* The launch that launch() makes for these arguments, not started. Every byte of *out is
+ * determined by the arguments (padding is zero), so equal launches compare equal with memcmp. */
+Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+                    const Roi *rois, int n_rois, KernelLaunch *out, std::string *error = nullptr);
+
+}  // namespace preprocess
