@@ -707,9 +707,6 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   }
 
   constexpr int kSlot = 0;
-  st = engine->begin (kSlot);
-  if (!st.ok ())
-    return frame_failed (self, st, "dla::Engine::begin");
   std::string why;
   const preprocess::Status pst = preprocess::plan_launch (
       source, priv->input_view, engine->input_ptr (kSlot), pre, nullptr, 0, &priv->launch, &why);
@@ -718,11 +715,16 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
         dla::Status::Error (dla::Code::kRuntime,
             std::string ("The preprocessing kernel cannot run: ") + preprocess::status_name (pst) + ": " + why),
         "preprocess::plan_launch");
+  /* Before begin (): making a graph must not count as the frame's preprocessing time. */
+  const size_t launch = priv->graphs->prepare (priv->launch);
+  st = engine->begin (kSlot);
+  if (!st.ok ())
+    return frame_failed (self, st, "dla::Engine::begin");
   const uint64_t replays = priv->graphs->replays ();
-  const cudaError_t launched = priv->graphs->launch (priv->launch, static_cast<cudaStream_t> (engine->stream ()));
+  const cudaError_t launched = priv->graphs->launch (launch, static_cast<cudaStream_t> (engine->stream ()));
   if (launched != cudaSuccess)
     return frame_failed (self,
-        dla::Status::Error (dla::Code::kRuntime,
+        dla::Status::Error (launched == dla::kCudaErrorExternalDevice ? dla::Code::kFatal : dla::Code::kRuntime,
             "The preprocessing kernel failed to launch: " + dla::cuda_error_name (launched)),
         "preprocess::LaunchGraphs::launch");
   st = engine->submit (kSlot);

@@ -30,8 +30,10 @@ inline cudaError_t start (const KernelLaunch &k, cudaStream_t stream)
   return e;
 }
 
-/* The launch that launch() makes for these arguments, not started. Every byte of *out is
- * determined by the arguments (padding is zero), so equal launches compare equal with memcmp. */
+/* The launch that launch() makes for these arguments, not started. *out is zeroed first, so the
+ * padding of the kernel's argument struct is zero and equal launches compare equal with memcmp
+ * (bytes copied from the caller's structs, their padding included, can at worst make equal
+ * launches look different: a missed replay, never a wrong one). */
 Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                     const Roi *rois, int n_rois, KernelLaunch *out, std::string *error = nullptr);
 

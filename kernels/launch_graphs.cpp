@@ -83,19 +83,23 @@ void LaunchGraphs::make_graph (Entry *e)
   }
 }
 
-cudaError_t LaunchGraphs::launch (const KernelLaunch &k, cudaStream_t stream)
+size_t LaunchGraphs::prepare (const KernelLaunch &k)
 {
   Entry *e = find (k);
-  if (!e) {
-    insert (k).used = ++clock_;
-    return start (k, stream);
-  }
-  e->used = ++clock_;
-  if (!e->graph && !e->no_graph)
+  if (!e)
+    e = &insert (k);
+  else if (!e->graph && !e->no_graph)
     make_graph (e);
-  if (!e->graph)
-    return start (k, stream);
-  const cudaError_t err = cudaGraphLaunch (e->graph, stream);
+  e->used = ++clock_;
+  return size_t (e - entries_.data ());
+}
+
+cudaError_t LaunchGraphs::launch (size_t entry, cudaStream_t stream)
+{
+  const Entry &e = entries_[entry];
+  if (!e.graph)
+    return start (e.launch, stream);
+  const cudaError_t err = cudaGraphLaunch (e.graph, stream);
   if (err != cudaSuccess) {
     cudaGetLastError ();
     return err;

@@ -5,7 +5,9 @@
  * address among them. So a launch becomes a graph the second time it is seen byte for byte (a
  * pooled frame buffer coming round again) and is replayed from then on; a source that never repeats
  * a buffer pays a lookup and launches plainly. The least recently used of kCapacity launches goes.
- * Graphs live in the context current when they are made: make, replay and destroy them in it. */
+ * Graphs live in the context current when they are made: make, replay and destroy them in it.
+ * Making one takes tens of microseconds, so prepare() (which makes it) and launch() are apart:
+ * prepare before the work that is timed begins. */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,7 +21,8 @@ namespace preprocess {
 
 class LaunchGraphs {
  public:
-  /* More than the buffers of any upstream pool or decoder's surfaces (H.264: 16 references). */
+  /* Room for a decoder's surfaces (H.264 keeps up to 16 references) and a pool or two; a source
+   * that cycles through more buffers never comes round within it and launches plainly. */
   static constexpr size_t kCapacity = 32;
 
   LaunchGraphs ();
@@ -27,8 +30,12 @@ class LaunchGraphs {
   LaunchGraphs (const LaunchGraphs &) = delete;
   LaunchGraphs &operator= (const LaunchGraphs &) = delete;
 
-  /* Launches `k` on `stream`, from a graph when it was seen before; returns the CUDA status. */
-  cudaError_t launch (const KernelLaunch &k, cudaStream_t stream);
+  /* Looks `k` up: a first sighting is remembered, a later one gets its graph (made now). Returns
+   * the launch's entry, for launch() before the next prepare(). */
+  size_t prepare (const KernelLaunch &k);
+  /* Launches an entry on `stream`, from its graph when it has one; returns the CUDA status. */
+  cudaError_t launch (size_t entry, cudaStream_t stream);
+  cudaError_t launch (const KernelLaunch &k, cudaStream_t stream) { return launch (prepare (k), stream); }
 
   size_t graphs () const;                   /* graphs held now */
   uint64_t replays () const { return replays_; } /* launches made from a graph */

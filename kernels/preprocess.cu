@@ -904,7 +904,8 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
 Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                     const Roi *rois, int n_rois, KernelLaunch *out, std::string *error)
 {
-  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch));
+  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch)
+                 && offsetof (KernelLaunch, param) % alignof (Args) == 0);
   /* Zero bytes first, padding included: equal launches compare equal byte for byte (LaunchGraphs). */
   std::memset (static_cast<void *> (out), 0, sizeof *out);
   Args &a = *new (out->param) Args {};

@@ -15,7 +15,7 @@ namespace dla {
 
 /* Where to set the alarm, relative to the expected end: the median of where the tasks really end as
  * this thread's wake-ups see them (up a step when a wake-up finds the task still running, down when
- * it finds it done). Early costs polling CPU and late costs idle DLA time, microsecond for
+ * it finds it done; a wait that did not sleep teaches nothing). Early costs polling CPU and late costs idle DLA time, microsecond for
  * microsecond, so the median minimises their sum. It absorbs whatever sits between the device's
  * clock and the host's: the timer's overshoot (about 5 us after a short sleep, 25 after a long one
  * on the H200 host), the queueing delay before the first event, the spread of the tasks. */

@@ -3,8 +3,8 @@
 
 namespace bench {
 
-/* Prints one line: kernel launch plain and from a CUDA graph, the first and a later event query,
- * a 60 us sleep (CPU microseconds each, on this machine). */
+/* Prints one line: kernel launch plain and from a CUDA graph, the event query after the wait's
+ * sleep, a 60 us sleep (CPU microseconds each, on this machine). */
 void print_launch_costs ();
 
 }  // namespace bench

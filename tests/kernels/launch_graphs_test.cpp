@@ -86,6 +86,17 @@ class LaunchGraphsTest : public ::testing::Test {
     EXPECT_EQ (a, b);
   }
 
+  /* kCapacity + 1 small frames, each in buffers of its own with content of its own. */
+  static std::vector<std::unique_ptr<DeviceFrame>> one_more_frame_than_kept ()
+  {
+    std::vector<std::unique_ptr<DeviceFrame>> frames;
+    for (size_t i = 0; i <= LaunchGraphs::kCapacity; ++i) {
+      frames.push_back (std::make_unique<DeviceFrame> (64, 48));
+      frames.back ()->fill (uint32_t (i));
+    }
+    return frames;
+  }
+
   std::unique_ptr<LaunchGraphs> graphs_ = std::make_unique<LaunchGraphs> ();
   tensor::View view_ {};
   void *graphed_ = nullptr, *plain_ = nullptr;
@@ -109,25 +120,39 @@ TEST_F (LaunchGraphsTest, EachBufferAndSettingIsALaunchOfItsOwn)
   DeviceFrame a (320, 240), b (320, 240);
   a.fill (5);
   b.fill (6);
-  Params p = default_params ();
+  const Params p = default_params (); /* antialias: the filter kernel */
   Params q = p;
   q.mean[1] = 0.25f;
+  Params r = p;
+  r.antialias = false; /* the bilinear kernel */
   for (int round = 0; round < 3; ++round) {
     expect_same_as_plain (a, p);
     expect_same_as_plain (b, p);
     expect_same_as_plain (a, q);
+    expect_same_as_plain (a, r);
   }
-  EXPECT_EQ (graphs_->graphs (), 3u);
-  EXPECT_EQ (graphs_->replays (), 6u);
+  EXPECT_EQ (graphs_->graphs (), 4u);
+  EXPECT_EQ (graphs_->replays (), 8u);
+}
+
+TEST_F (LaunchGraphsTest, TheSameArgumentsInAnotherShapeAreAnotherLaunch)
+{
+  DeviceFrame frame (64, 48);
+  frame.fill (9);
+  KernelLaunch k;
+  ASSERT_EQ (plan_launch (frame.view (), view_, graphed_, default_params (), nullptr, 0, &k), Status::kOk);
+  KernelLaunch more_shared = k;
+  more_shared.shared_bytes += 256; /* unused by the kernel: the same output, another launch */
+  for (const KernelLaunch *l : {&k, &k, &more_shared, &more_shared})
+    ASSERT_EQ (graphs_->launch (*l, stream_), cudaSuccess);
+  ASSERT_EQ (cudaStreamSynchronize (stream_), cudaSuccess);
+  EXPECT_EQ (graphs_->graphs (), 2u);
+  EXPECT_EQ (graphs_->replays (), 2u);
 }
 
 TEST_F (LaunchGraphsTest, MoreBuffersThanItKeepsLaunchPlainly)
 {
-  std::vector<std::unique_ptr<DeviceFrame>> frames;
-  for (size_t i = 0; i <= LaunchGraphs::kCapacity; ++i) {
-    frames.push_back (std::make_unique<DeviceFrame> (64, 48));
-    frames.back ()->fill (uint32_t (i));
-  }
+  std::vector<std::unique_ptr<DeviceFrame>> frames = one_more_frame_than_kept ();
   /* Round robin over one more buffer than it keeps: each is gone before it comes round again. */
   const Params p = default_params ();
   for (int round = 0; round < 2; ++round)
@@ -142,6 +167,22 @@ TEST_F (LaunchGraphsTest, MoreBuffersThanItKeepsLaunchPlainly)
       expect_same_as_plain (*f, p);
   EXPECT_EQ (graphs_->graphs (), LaunchGraphs::kCapacity);
   EXPECT_EQ (graphs_->replays (), LaunchGraphs::kCapacity);
+}
+
+TEST_F (LaunchGraphsTest, TheLeastRecentlyUsedLaunchMakesRoom)
+{
+  std::vector<std::unique_ptr<DeviceFrame>> frames = one_more_frame_than_kept ();
+  const Params p = default_params ();
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < LaunchGraphs::kCapacity; ++i)
+      expect_same_as_plain (*frames[i], p);
+  expect_same_as_plain (*frames[0], p);                       /* now the most recent: frame 1 is the oldest */
+  expect_same_as_plain (*frames[LaunchGraphs::kCapacity], p); /* a new one: frame 1 goes */
+  const uint64_t replays = graphs_->replays ();
+  expect_same_as_plain (*frames[0], p);
+  EXPECT_EQ (graphs_->replays (), replays + 1) << "frame 0 was used recently: still replayed";
+  expect_same_as_plain (*frames[1], p);
+  EXPECT_EQ (graphs_->replays (), replays + 1) << "frame 1 was the oldest: seen anew";
 }
 
 TEST_F (LaunchGraphsTest, AFailedLaunchIsReturnedEveryTimeAndLeavesNoError)
