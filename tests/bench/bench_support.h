@@ -13,7 +13,6 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +22,7 @@
 
 #include "gstdlameta.h"
 #include "test_support.h"
+#include "thread_cpu.h"
 
 namespace bench {
 
@@ -46,13 +46,6 @@ inline double cpu_seconds ()
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
-/* CPU seconds of the calling thread (in a sink pad probe: the streaming thread). */
-inline double thread_cpu_seconds ()
-{
-  timespec ts {};
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 inline double rss_mib ()
 {

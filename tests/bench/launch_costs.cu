@@ -5,7 +5,6 @@
 #include "launch_costs.h"
 
 #include <cuda_runtime_api.h>
-#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "launch_graphs.h"
+#include "thread_cpu.h"
 
 namespace bench {
 
@@ -32,13 +32,6 @@ __global__ void tiny_kernel (const TinyArgs a)
 }
 
 constexpr auto kNap = std::chrono::microseconds (60);
-
-double thread_cpu_seconds ()
-{
-  timespec ts {};
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double (ts.tv_sec) + 1e-9 * double (ts.tv_nsec);
-}
 
 /* CPU microseconds of `call` alone, less the clock reads around it. */
 template <class F>
