@@ -1,6 +1,7 @@
-/* swdla on the GPU: the CUDA executor equals the CPU executor for every generated model, the
- * nine-step flow classifies, kernel -> task -> kernel needs no host sync, and two DLA cores work
- * at once while one core runs one task at a time. */
+/* swdla on the GPU: the CUDA executor equals the CPU executor for every generated model (a task's
+ * first run is captured into a graph, the next ones replay it), more output buffers than it keeps
+ * graphs for, the nine-step flow classifies, kernel -> task -> kernel needs no host sync, and two
+ * DLA cores work at once while one core runs one task at a time. */
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -67,6 +68,45 @@ INSTANTIATE_TEST_SUITE_P (Generated, EveryModel, testing::Values ("colours", "co
           c = '_';
       return s;
     });
+
+/* Twelve output buffers, more than the executor keeps graphs for (8), twice round: each task's
+ * output must be the CPU executor's for that task's input, whether its graph is new, replayed or
+ * made again after being dropped. */
+TEST (SwdlaExecutor, MoreOutputBuffersThanGraphs)
+{
+  Session s;
+  ASSERT_EQ (s.open ("colours"), "");
+  constexpr int kBuffers = 12;
+  std::vector<void *> cuda (kBuffers, nullptr);
+  std::vector<uint64_t *> dla (kBuffers, nullptr);
+  const size_t size = s.outputs[0].size;
+  for (int b = 0; b < kBuffers; ++b) {
+    ASSERT_EQ (cudaMalloc (&cuda[size_t (b)], size), cudaSuccess);
+    ASSERT_EQ (cudlaMemRegister (s.dev, static_cast<const uint64_t *> (cuda[size_t (b)]), size, &dla[size_t (b)], 0),
+        cudlaSuccess) << swdlaLastRefusal ();
+  }
+  Stream stream;
+  for (int round = 0; round < 2; ++round) {
+    for (int b = 0; b < kBuffers; ++b) {
+      const std::vector<uint8_t> in = swdla_test::random_input (s.model.inputs[0], uint32_t (100 * round + b + 1));
+      ASSERT_TRUE (s.write_input (0, in));
+      cudlaTask t = s.task ();
+      uint64_t *const out[1] = {dla[size_t (b)]};
+      t.outputTensor = out;
+      ASSERT_EQ (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaSuccess) << swdlaLastRefusal ();
+      ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
+      std::vector<uint8_t> got (size);
+      ASSERT_EQ (cudaMemcpy (got.data (), cuda[size_t (b)], size, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ (swdla_test::compare_outputs (s.model.outputs[0], got, swdla_test::cpu_output (s.model, {in})), "")
+          << "round " << round << ", buffer " << b;
+    }
+  }
+  for (int b = 0; b < kBuffers; ++b) {
+    EXPECT_EQ (cudlaMemUnregister (s.dev, dla[size_t (b)]), cudlaSuccess);
+    cudaFree (cuda[size_t (b)]);
+  }
+  EXPECT_EQ (s.close (), cudlaSuccess) << swdlaLastRefusal ();
+}
 
 const float kColours[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
 

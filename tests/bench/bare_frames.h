@@ -1,0 +1,14 @@
+/* gst-dlainfer benchmarks: what a synchronous frame's CUDA calls alone cost this host's CPU. */
+#pragma once
+
+namespace bench {
+
+/* Thread CPU microseconds per frame over n frames that make dlainfer's per-frame CUDA calls and
+ * nothing else: no GStreamer, no DLA submit. Each frame replays a graph whose kernel runs for
+ * gpu_us (standing in for the preprocessing and the DLA task), copies 64 bytes of output to pinned
+ * memory, records the end event and waits for it with dla::CompletionWait; the frames
+ * dla::timed_task names record the four timed events and read their three elapsed times, as the
+ * engine does. The floor under dlainfer's figure on this host; < 0 if the set-up failed. */
+double bare_frame_cpu_us (double gpu_us, int n);
+
+}  // namespace bench
