@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "preprocess.h"
@@ -28,6 +29,21 @@ inline cudaError_t start (const KernelLaunch &k, cudaStream_t stream)
   if (e != cudaSuccess)
     cudaGetLastError ();
   return e;
+}
+
+/* A launch of `kernel` with its one argument struct, the rest of the parameter block zero (tests and
+ * benchmarks replay small kernels of their own through LaunchGraphs this way). */
+template <class Args>
+KernelLaunch launch_of (void (*kernel) (Args), const Args &args, dim3 grid, dim3 block)
+{
+  static_assert (sizeof (Args) <= sizeof (KernelLaunch::param), "the argument struct must fit the parameter block");
+  KernelLaunch k {};
+  k.function = reinterpret_cast<const void *> (kernel);
+  k.grid = grid;
+  k.block = block;
+  k.param_bytes = sizeof (Args);
+  std::memcpy (k.param, &args, sizeof (Args));
+  return k;
 }
 
 /* The launch that launch() makes for these arguments, not started. *out is zeroed first, so the

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
 
 #include "completion_wait.h"
 #include "cuda_resources.h"
@@ -43,13 +42,8 @@ double bare_frame_cpu_us (double gpu_us, int n)
   double cpu_us = -1;
   if (ready) {
     const auto s = static_cast<cudaStream_t> (stream.get ());
-    preprocess::KernelLaunch k {};
     const BusyArgs args {static_cast<unsigned long long> (gpu_us * 1000.0)};
-    k.function = reinterpret_cast<const void *> (busy_kernel);
-    k.grid = dim3 (1);
-    k.block = dim3 (1);
-    k.param_bytes = sizeof args;
-    std::memcpy (k.param, &args, sizeof args);
+    const preprocess::KernelLaunch k = preprocess::launch_of (busy_kernel, args, dim3 (1), dim3 (1));
     preprocess::LaunchGraphs graphs;
     dla::CompletionWait wait;
     float ms = 0;

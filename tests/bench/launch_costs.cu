@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <thread>
 
 #include "launch_graphs.h"
@@ -57,14 +56,7 @@ void print_launch_costs ()
   double clock_us = 0;
   for (int i = 0; i < n; ++i)
     clock_us += cpu_us ([] {}, 0) / n;
-  preprocess::KernelLaunch k {};
-  const TinyArgs args {};
-  k.function = reinterpret_cast<const void *> (tiny_kernel);
-  k.grid = dim3 (1);
-  k.block = dim3 (32);
-  static_assert (sizeof args <= sizeof k.param, "KernelLaunch holds the parameter");
-  k.param_bytes = sizeof args;
-  std::memcpy (k.param, &args, sizeof args);
+  const preprocess::KernelLaunch k = preprocess::launch_of (tiny_kernel, TinyArgs {}, dim3 (1), dim3 (32));
   double plain = 0, graph = 0, query = 0, sleep = 0;
   {
     preprocess::LaunchGraphs graphs;
