@@ -5,8 +5,8 @@
  * about 20 us of CPU (measured on an H200 host). So the events are plain, and the wait sleeps with
  * the OS timer until an alarm near the expected end (ExpectedDuration: the device time of recent
  * timed tasks, moved by the learnt WakeOffset), polls until kLate after it, then naps of kFirstNap
- * doubling to kMaxNap until the event completes or fails. The sleep runs with a timer slack of 1 us:
- * Linux's default 50 us would overshoot short tasks. */
+ * doubling to kMaxNap until the event completes or fails. From its first sleep on, the waiting
+ * thread keeps a timer slack of kTimerSlackNs: Linux's default 50 us would overshoot short tasks. */
 #pragma once
 
 #include <chrono>
@@ -47,6 +47,7 @@ class ExpectedDuration {
 
 class CompletionWait {
  public:
+  static constexpr unsigned long kTimerSlackNs = 1000;
   static constexpr std::chrono::microseconds kLate {100};
   static constexpr std::chrono::microseconds kFirstNap {50}, kMaxNap {1000};
 

@@ -3,14 +3,18 @@
  * timed tasks). */
 #include <gtest/gtest.h>
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "completion_wait.h"
 
 namespace {
 
+using dla::CompletionWait;
 using dla::ExpectedDuration;
 using dla::WakeOffset;
 using std::chrono::microseconds;
@@ -95,6 +99,36 @@ TEST (ExpectedDuration, TwoSlowTasksMoveIt)
   d.measured (microseconds (2000));
   d.measured (microseconds (2000));
   EXPECT_EQ (d.get (), microseconds (2000));
+}
+
+/* The wait sleeps to the expected end with a 1 us timer slack (the default 50 us would overshoot short
+ * tasks), and the thread keeps it: no prctl calls around each sleep. No event: the query after the sleep
+ * fails (no GPU, or no such event), which ends the wait. */
+TEST (CompletionWait, SleepsWithATightTimerSlackTheThreadKeeps)
+{
+  constexpr unsigned long kDefault = 50000;
+  long untouched = -1, after_first = -1, after_second = -1;
+  float slept_ms = 0.f;
+  int err = 0;
+  std::thread ([&] {
+    prctl (PR_SET_TIMERSLACK, kDefault, 0, 0, 0);
+    CompletionWait w;
+    untouched = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    w.learn (1.f);
+    w.learn (1.f);
+    w.started ();
+    err = w.wait (nullptr);
+    slept_ms = w.elapsed_ms ();
+    after_first = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    w.started ();
+    w.wait (nullptr);
+    after_second = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  }).join ();
+  EXPECT_EQ (untouched, long (kDefault)) << "only a wait that sleeps may change the thread's slack";
+  EXPECT_NE (err, 0) << "a wait on no event must fail";
+  EXPECT_GE (slept_ms, 0.9f) << "the wait must sleep until the expected end (1 ms)";
+  EXPECT_EQ (after_first, long (CompletionWait::kTimerSlackNs));
+  EXPECT_EQ (after_second, long (CompletionWait::kTimerSlackNs));
 }
 
 }  // namespace

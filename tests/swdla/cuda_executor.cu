@@ -135,29 +135,29 @@ DeviceModel::~DeviceModel ()
   cudaFree (scratch_[1]);
 }
 
-cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *output)
+cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *output, WordStore then)
 {
   for (const Replay &r : replays_)
-    if (r.input == input && r.output == output)
+    if (r.input == input && r.output == output && r.then == then)
       return cudaGraphLaunch (r.graph, stream);
-  const cudaGraphExec_t graph = capture (input, output);
+  const cudaGraphExec_t graph = capture (input, output, then);
   if (!graph)
-    return enqueue_kernels (stream, input, output);
+    return enqueue_kernels (stream, input, output, then);
   if (replays_.size () == kReplays) {
     cudaGraphExecDestroy (replays_.front ().graph);
     replays_.erase (replays_.begin ());
   }
-  replays_.push_back ({input, output, graph});
+  replays_.push_back ({input, output, then, graph});
   return cudaGraphLaunch (graph, stream);
 }
 
-cudaGraphExec_t DeviceModel::capture (const void *input, void *output) const
+cudaGraphExec_t DeviceModel::capture (const void *input, void *output, WordStore then) const
 {
   if (cudaStreamBeginCapture (capture_stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
     cudaGetLastError ();
     return nullptr;
   }
-  const cudaError_t queued = enqueue_kernels (capture_stream_, input, output);
+  const cudaError_t queued = enqueue_kernels (capture_stream_, input, output, then);
   cudaGraph_t graph = nullptr;
   cudaError_t err = cudaStreamEndCapture (capture_stream_, &graph);
   cudaGraphExec_t exec = nullptr;
@@ -169,7 +169,8 @@ cudaGraphExec_t DeviceModel::capture (const void *input, void *output) const
   return queued == cudaSuccess && err == cudaSuccess ? exec : nullptr;
 }
 
-cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input, void *output) const
+cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input, void *output,
+    WordStore then) const
 {
   const TensorSpec &in = model_.inputs[0], &out = model_.outputs[0];
   tensor::View iv, ov;
@@ -194,7 +195,8 @@ cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input
   total = out.n * out.c * out.h * out.w;
   pack_kernel<<<blocks (total), kBlock, 0, stream>>> (ov, scratch_[cur], out.scale, static_cast<uint8_t *> (output),
       total);
-  return cudaGetLastError ();
+  err = cudaGetLastError ();
+  return err == cudaSuccess ? enqueue_store (stream, then.word, then.value) : err;
 }
 
 }  // namespace swdla

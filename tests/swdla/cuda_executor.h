@@ -1,8 +1,8 @@
 /* swdla: the CUDA executor: a model's weights on the device and its layers as kernels, enqueued
  * on the task's stream with no host synchronisation. Same arithmetic as the CPU executor.
- * A task's kernels are captured into a CUDA graph the first time its input and output come, and
- * replayed after: one graph launch instead of a launch per layer, so a submit costs the caller's
- * thread a few microseconds, as a DLA's does, not tens. */
+ * A task's kernels and its status store are captured into a CUDA graph the first time its input,
+ * output and status word come, and replayed after: one graph launch instead of a launch per layer,
+ * so a submit costs the caller's thread a few microseconds, as a DLA's does, not tens. */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,6 +12,7 @@
 
 #include "layer_math.h"
 #include "model.h"
+#include "stream_ops.h"
 
 namespace swdla {
 
@@ -23,23 +24,25 @@ class DeviceModel {
   DeviceModel (const DeviceModel &) = delete;
   DeviceModel &operator= (const DeviceModel &) = delete;
 
-  /* One task: input 0 -> layers -> output 0 (the whole output tensor written, pads zero). The
-   * scratch is the module's own: callers serialise tasks of one module (one DLA core does). */
-  cudaError_t enqueue (cudaStream_t stream, const void *input, void *output);
+  /* One task: input 0 -> layers -> output 0 (the whole output tensor written, pads zero), then
+   * `then` (the task's status). The scratch is the module's own: callers serialise tasks of one
+   * module (one DLA core does). */
+  cudaError_t enqueue (cudaStream_t stream, const void *input, void *output, WordStore then);
 
  private:
-  /* The graphs of the last kReplays input/output pairs (a registration is made once, used often). */
+  /* The graphs of the last kReplays tasks' buffers (a registration is made once, used often). */
   static constexpr size_t kReplays = 8;
   struct Replay {
     const void *input;
     void *output;
+    WordStore then;
     cudaGraphExec_t graph;
   };
 
   explicit DeviceModel (const Model &model) : model_ (model) {}
-  cudaError_t enqueue_kernels (cudaStream_t stream, const void *input, void *output) const;
+  cudaError_t enqueue_kernels (cudaStream_t stream, const void *input, void *output, WordStore then) const;
   /* The task's kernels as a graph, nullptr if capturing failed (then they are launched one by one). */
-  cudaGraphExec_t capture (const void *input, void *output) const;
+  cudaGraphExec_t capture (const void *input, void *output, WordStore then) const;
 
   Model model_;
   cudaStream_t capture_stream_ = nullptr; /* swdla's own: the caller's stream is never captured */

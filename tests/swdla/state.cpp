@@ -1,5 +1,6 @@
 #include "state.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "driver.h"
@@ -116,12 +117,18 @@ cudlaStatus Call::refuse (cudlaStatus status, const std::string &why) const
 
 bool cudlaDevHandle_t::busy ()
 {
-  std::vector<swdla::TaskEventPtr> still;
-  for (auto &e : pending)
-    if (!e->done ())
-      still.push_back (e);
-  pending.swap (still);
+  pending.erase (std::remove_if (pending.begin (), pending.end (), [] (const auto &e) { return e->done (); }),
+      pending.end ());
   return !pending.empty ();
+}
+
+swdla::TaskEventPtr cudlaDevHandle_t::spare_event ()
+{
+  for (const auto &e : events)
+    if (e.use_count () == 1)
+      return e;
+  events.push_back (std::make_shared<swdla::TaskEvent> ());
+  return events.back ();
 }
 
 extern "C" {

@@ -80,9 +80,13 @@ struct cudlaDevHandle_t {
   bool loaded_once = false; /* a handle loads one loadable in its lifetime */
   std::map<uint64_t, swdla::Registration> registrations; /* by DLA address */
   std::vector<swdla::TaskEventPtr> pending;
+  std::vector<swdla::TaskEventPtr> events; /* every event its tasks recorded, to record again */
   swdla::StatusWord status; /* what cudlaGetLastError returns */
 
   bool busy (); /* any task still in flight (prunes finished ones) */
+  /* An event for the next task: one nothing refers to any more (no core, registration or pending
+   * list, so its task is done), or a new one. Creating an event per task cost a submit ~1 us. */
+  swdla::TaskEventPtr spare_event ();
 };
 
 namespace swdla {

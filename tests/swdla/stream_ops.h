@@ -13,4 +13,11 @@ cudaError_t enqueue_spin (cudaStream_t stream, uint64_t ns);
 /* Stores `value` into mapped host memory (`word` is its device address) once the stream gets there. */
 cudaError_t enqueue_store (cudaStream_t stream, int32_t *word, int32_t value);
 
+/* The same store, as an argument: what a task writes when its work is done (its status). */
+struct WordStore {
+  int32_t *word;
+  int32_t value;
+  bool operator== (const WordStore &o) const { return word == o.word && value == o.value; }
+};
+
 }  // namespace swdla

@@ -44,13 +44,20 @@ std::string hex (uint64_t v)
   return buf;
 }
 
+/* "task 0: input 1": built only when a refusal needs it (a submit that passes builds no strings). */
+std::string tensor_label (uint32_t task, const char *kind, uint32_t i)
+{
+  return "task " + std::to_string (task) + ": " + kind + " " + std::to_string (i);
+}
+
 /* The registration a task pointer names, or a refusal explaining what the pointer is instead. */
 cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr, const swdla::TensorSpec &t,
-    const std::string &what, swdla::Registration **out)
+    uint32_t task, const char *kind, uint32_t i, swdla::Registration **out)
 {
   const uint64_t addr = reinterpret_cast<uintptr_t> (ptr);
   auto it = h->registrations.find (addr);
   if (it == h->registrations.end ()) {
+    const std::string what = tensor_label (task, kind, i);
     for (auto &kv : h->registrations)
       if (kv.second.cuda_ptr == ptr)
         return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr)
@@ -63,40 +70,41 @@ cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr,
   tensor::View v;
   t.view (&v);
   if (it->second.size < size_t (v.size))
-    return call.refuse (cudlaErrorInvalidAddress, what + " registered with " + std::to_string (it->second.size)
-        + " bytes, the descriptor of '" + t.name + "' needs " + std::to_string (v.size));
+    return call.refuse (cudlaErrorInvalidAddress, tensor_label (task, kind, i) + " registered with "
+        + std::to_string (it->second.size) + " bytes, the descriptor of '" + t.name + "' needs "
+        + std::to_string (v.size));
   *out = &it->second;
   return cudlaSuccess;
 }
 
 cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &task, uint32_t index, Resolved *r)
 {
-  const std::string at = "task " + std::to_string (index) + ": ";
+  const auto at = [index] { return "task " + std::to_string (index) + ": "; };
   if (!swdla::known (task.moduleHandle))
-    return call.refuse (cudlaErrorInvalidModule, at + "unknown module");
+    return call.refuse (cudlaErrorInvalidModule, at () + "unknown module");
   if (task.moduleHandle->owner != h)
-    return call.refuse (cudlaErrorInvalidModule, at + "the module was loaded on another handle");
+    return call.refuse (cudlaErrorInvalidModule, at () + "the module was loaded on another handle");
   if (task.waitEvents || task.signalEvents)
-    return call.refuse (cudlaErrorUnsupportedOperation, at + "wait/signal events are standalone-only (NULL in hybrid)");
+    return call.refuse (
+        cudlaErrorUnsupportedOperation, at () + "wait/signal events are standalone-only (NULL in hybrid)");
   const swdla::Model &m = task.moduleHandle->model;
   if (task.numInputTensors != m.inputs.size () || task.numOutputTensors != m.outputs.size ())
-    return call.refuse (cudlaErrorInvalidParam, at + std::to_string (task.numInputTensors) + " inputs / "
+    return call.refuse (cudlaErrorInvalidParam, at () + std::to_string (task.numInputTensors) + " inputs / "
         + std::to_string (task.numOutputTensors) + " outputs, the module has " + std::to_string (m.inputs.size ())
         + " / " + std::to_string (m.outputs.size ()));
   if (!task.inputTensor || !task.outputTensor)
-    return call.refuse (cudlaErrorInvalidParam, at + "inputTensor or outputTensor is NULL");
+    return call.refuse (cudlaErrorInvalidParam, at () + "inputTensor or outputTensor is NULL");
   r->module = task.moduleHandle;
   for (uint32_t i = 0; i < task.numInputTensors; ++i) {
     swdla::Registration *reg = nullptr;
-    const cudlaStatus s = resolve (call, h, task.inputTensor[i], m.inputs[i], at + "input " + std::to_string (i), &reg);
+    const cudlaStatus s = resolve (call, h, task.inputTensor[i], m.inputs[i], index, "input", i, &reg);
     if (s != cudlaSuccess)
       return s;
     r->inputs.push_back (reg);
   }
   for (uint32_t i = 0; i < task.numOutputTensors; ++i) {
     swdla::Registration *reg = nullptr;
-    const cudlaStatus s =
-        resolve (call, h, task.outputTensor[i], m.outputs[i], at + "output " + std::to_string (i), &reg);
+    const cudlaStatus s = resolve (call, h, task.outputTensor[i], m.outputs[i], index, "output", i, &reg);
     if (s != cudlaSuccess)
       return s;
     r->outputs.push_back (reg);
@@ -135,13 +143,14 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     status = plan.external_error;
     run = false;
   }
-  if (run && err == cudaSuccess)
-    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, const_cast<void *> (r.outputs[0]->cuda_ptr));
-  if (err == cudaSuccess && !noop)
+  void *const output = const_cast<void *> (r.outputs[0]->cuda_ptr);
+  if (run && err == cudaSuccess) /* the network, then its status (success), from one graph */
+    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, output, {h->status.device (), status});
+  else if (err == cudaSuccess && !noop)
     err = swdla::enqueue_store (stream, h->status.device (), status);
   if (err == cudaSuccess && plan.external_error && !noop)
     err = swdla::enqueue_store (stream, state ().poison.device (), swdla::kExternalDeviceError);
-  auto done = std::make_shared<swdla::TaskEvent> ();
+  swdla::TaskEventPtr done = h->spare_event ();
   if (err == cudaSuccess)
     err = done->record (stream);
   if (err != cudaSuccess)
