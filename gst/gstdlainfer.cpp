@@ -720,7 +720,6 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   st = engine->begin (kSlot);
   if (!st.ok ())
     return frame_failed (self, st, "dla::Engine::begin");
-  const uint64_t replays = priv->graphs->replays ();
   const cudaError_t launched = priv->graphs->launch (launch, static_cast<cudaStream_t> (engine->stream ()));
   if (launched != cudaSuccess)
     return frame_failed (self,
@@ -743,7 +742,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   const float post_ms =
       std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
   const dla::SlotTimings t = engine->timings (kSlot);
-  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms, priv->graphs->replays () > replays);
+  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms, priv->graphs->graphed (launch));
   priv->interval.inferred ();
   attach_results (self, buf, false, 0);
   if (post_messages)

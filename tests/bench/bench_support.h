@@ -132,7 +132,8 @@ struct Result {
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
-  /* dlainfer's own stats (CUDA events on 1 inference in 32, warm-up included); < 0 without "infer". */
+  /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod, warm-up included);
+   * < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
   std::string error;

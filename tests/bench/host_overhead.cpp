@@ -8,6 +8,7 @@
 #include "bare_frames.h"
 #include "bench_support.h"
 #include "cuda_resources.h"
+#include "engine.h"
 #include "launch_costs.h"
 
 namespace {
@@ -34,9 +35,10 @@ void measure_cuda_call_costs (cudaStream_t s, cudaEvent_t a, cudaEvent_t b, cuda
   cudaEventSynchronize (b);
   float ms;
   const double elapsed = per_call ([&] { cudaEventElapsedTime (&ms, a, b); });
-  std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f with timing (4 on a timed"
-               " frame, 1 in 32), %.2f without (1 on the others), cudaEventQuery %.2f, cudaMemcpyAsync (64 B to"
-               " pinned) %.2f, cudaEventElapsedTime %.2f\n", record, record_plain, query, copy, elapsed);
+  std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f with timing (4 on a"
+               " timed frame, 1 in %d), %.2f without (1 on the others), cudaEventQuery %.2f,"
+               " cudaMemcpyAsync (64 B to pinned) %.2f, cudaEventElapsedTime %.2f\n",
+      record, dla::kTimingPeriod, record_plain, query, copy, elapsed);
 }
 
 void print_cuda_call_costs ()
@@ -145,8 +147,9 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     const Spread pre = over ([] (R, R d) { return 1000.0 * d.preprocess_ms; });
     const Spread task = over ([] (R, R d) { return 1000.0 * d.dla_ms; });
     const Spread post = over ([] (R, R d) { return 1000.0 * d.postprocess_ms; });
-    std::printf ("\ndlainfer stats (CUDA events on 1 inference in 32, means): preprocess %.1f us, DLA task (swdla) %.1f us, "
-                 "postprocess %.1f us\n", pre.median, task.median, post.median);
+    std::printf ("\ndlainfer stats (CUDA events on 1 inference in %d, means): preprocess %.1f us, DLA task"
+                 " (swdla) %.1f us, postprocess %.1f us\n",
+        dla::kTimingPeriod, pre.median, task.median, post.median);
     std::printf ("target: <= 50 us wall added per frame, the DLA task's time taken out: %s, %s\n",
         own.median <= 50 ? "MET" : "MISSED", range (own).c_str ());
   }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "cuda_resources.h"
 #include "launch_graphs.h"
 #include "thread_cpu.h"
 
@@ -44,14 +45,15 @@ double cpu_us (F &&call, double clock_us)
 
 void print_launch_costs ()
 {
-  cudaStream_t s = nullptr;
-  cudaEvent_t done = nullptr;
-  if (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) != cudaSuccess
-      || cudaEventCreateWithFlags (&done, cudaEventDisableTiming) != cudaSuccess) {
+  dla::CudaStream stream;
+  dla::CudaEvent done_event;
+  if (!dla::CudaStream::Create (&stream).ok () || !dla::CudaEvent::Create (false, &done_event).ok ()) {
     std::printf ("launch costs: not measured (set-up failed)\n");
     cudaGetLastError ();
     return;
   }
+  const auto s = static_cast<cudaStream_t> (stream.get ());
+  const auto done = static_cast<cudaEvent_t> (done_event.get ());
   const int n = 2000;
   double clock_us = 0;
   for (int i = 0; i < n; ++i)
@@ -85,8 +87,6 @@ void print_launch_costs ()
         static_cast<long long> (kNap.count ()), plain, graph, static_cast<unsigned long long> (graphs.replays ()),
         done_count, n, query, static_cast<long long> (kNap.count ()), sleep);
   }
-  cudaEventDestroy (done);
-  cudaStreamDestroy (s);
   cudaGetLastError ();
 }
 

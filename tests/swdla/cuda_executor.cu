@@ -127,7 +127,8 @@ DeviceModel::~DeviceModel ()
 {
   /* A graph still running is freed when it completes. */
   for (const Replay &r : replays_)
-    cudaGraphExecDestroy (r.graph);
+    if (r.graph)
+      cudaGraphExecDestroy (r.graph);
   if (capture_stream_)
     cudaStreamDestroy (capture_stream_);
   cudaFree (weights_);
@@ -139,16 +140,16 @@ cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *
 {
   for (const Replay &r : replays_)
     if (r.input == input && r.output == output && r.then == then)
-      return cudaGraphLaunch (r.graph, stream);
+      return r.graph ? cudaGraphLaunch (r.graph, stream) : enqueue_kernels (stream, input, output, then);
+  /* A capture that failed is remembered too (a null graph), not tried again on every task. */
   const cudaGraphExec_t graph = capture (input, output, then);
-  if (!graph)
-    return enqueue_kernels (stream, input, output, then);
   if (replays_.size () == kReplays) {
-    cudaGraphExecDestroy (replays_.front ().graph);
+    if (replays_.front ().graph)
+      cudaGraphExecDestroy (replays_.front ().graph);
     replays_.erase (replays_.begin ());
   }
   replays_.push_back ({input, output, then, graph});
-  return cudaGraphLaunch (graph, stream);
+  return graph ? cudaGraphLaunch (graph, stream) : enqueue_kernels (stream, input, output, then);
 }
 
 cudaGraphExec_t DeviceModel::capture (const void *input, void *output, WordStore then) const

@@ -30,7 +30,8 @@ class DeviceModel {
   cudaError_t enqueue (cudaStream_t stream, const void *input, void *output, WordStore then);
 
  private:
-  /* The graphs of the last kReplays tasks' buffers (a registration is made once, used often). */
+  /* The graphs of the last kReplays buffer sets captured, first in first out (a registration is
+   * made once, used often); a null graph: capturing failed, the kernels launch one by one. */
   static constexpr size_t kReplays = 8;
   struct Replay {
     const void *input;

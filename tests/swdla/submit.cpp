@@ -44,10 +44,11 @@ std::string hex (uint64_t v)
   return buf;
 }
 
-/* "task 0: input 1": built only when a refusal needs it (a submit that passes builds no strings). */
+/* "task 0: ", "task 0: input 1": built only when a refusal needs them. */
+std::string task_prefix (uint32_t task) { return "task " + std::to_string (task) + ": "; }
 std::string tensor_label (uint32_t task, const char *kind, uint32_t i)
 {
-  return "task " + std::to_string (task) + ": " + kind + " " + std::to_string (i);
+  return task_prefix (task) + kind + " " + std::to_string (i);
 }
 
 /* The registration a task pointer names, or a refusal explaining what the pointer is instead. */
@@ -79,7 +80,7 @@ cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr,
 
 cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &task, uint32_t index, Resolved *r)
 {
-  const auto at = [index] { return "task " + std::to_string (index) + ": "; };
+  const auto at = [index] { return task_prefix (index); };
   if (!swdla::known (task.moduleHandle))
     return call.refuse (cudlaErrorInvalidModule, at () + "unknown module");
   if (task.moduleHandle->owner != h)
