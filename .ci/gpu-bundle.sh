@@ -28,6 +28,15 @@ fi
 # in one device call: carry .gpu-carry.tar.gz and run `tar xzf .gpu-carry.tar.gz` there first.
 dirs=()
 for d in build .gpu-bundle build-126 .gpu-bundle-126; do [ -d "$d" ] && dirs+=("$d"); done
-tar czf .gpu-carry.tar.gz --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
+# GPU_HOST_BENCH="name ..." (as for gpu-host-run.sh): only those benchmarks' programs travel, so that
+# both builds stay within what one call carries.
+skip=()
+if [ -n "${GPU_HOST_BENCH:-}" ]; then
+  for exe in build/tests/bench-*; do
+    name=${exe#build/tests/bench-}
+    [[ $name == *.* || " $GPU_HOST_BENCH " == *" $name "* ]] || skip+=(--exclude="tests/bench-$name")
+  done
+fi
+tar czf .gpu-carry.tar.gz "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
   --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' --exclude='*.p/*.cu.o' "${dirs[@]}"
 du -sh .gpu-carry.tar.gz | awk '{print "gpu-bundle: " $1 " in " $2}'

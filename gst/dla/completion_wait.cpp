@@ -54,7 +54,10 @@ int CompletionWait::wait (void *event)
     std::this_thread::sleep_until (alarm);
   }
   cudaError_t err = cudaEventQuery (ev);
-  if (sleep)
+  /* A wait that began past its alarm and finds the task running also says the alarm is early (an
+   * offset that fell below the submit time would otherwise never learn again); finding it done says
+   * nothing then: the task may have ended after the alarm. */
+  if (sleep || (expected > nanoseconds::zero () && err == cudaErrorNotReady))
     offset_.woke (err == cudaErrorNotReady);
   const auto poll_end = std::max (alarm, steady_clock::now ()) + kLate;
   while (err == cudaErrorNotReady && steady_clock::now () < poll_end) {
