@@ -32,9 +32,10 @@ for d in build .gpu-bundle build-126 .gpu-bundle-126; do [ -d "$d" ] && dirs+=("
 # both builds stay within what one call carries.
 skip=()
 if [ -n "${GPU_HOST_BENCH:-}" ]; then
-  for exe in build/tests/bench-*; do
-    name=${exe#build/tests/bench-}
-    [[ $name == *.* || " $GPU_HOST_BENCH " == *" $name "* ]] || skip+=(--exclude="tests/bench-$name")
+  for exe in build*/tests/bench-*; do
+    name=${exe##*/bench-}
+    [[ ! -f $exe || $name == *.* || " $GPU_HOST_BENCH " == *" $name "* ]] \
+      || skip+=(--exclude="tests/bench-$name")
   done
 fi
 tar czf .gpu-carry.tar.gz "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
