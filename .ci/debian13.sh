@@ -6,6 +6,11 @@
 # toolkit at /usr/local/cuda and this checkout at the same absolute path, runs COMMAND from the
 # checkout, and unmounts again. Run as root.
 set -euo pipefail
+# Each run gets its own mount namespace: its bind mounts vanish with it, and two runs at once (two
+# checkouts, or a build beside a test) never unmount each other's /proc.
+if [ -z "${DLAINFER_IN_MOUNT_NS:-}" ]; then
+  DLAINFER_IN_MOUNT_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=$(realpath /usr/local/cuda)
@@ -22,12 +27,9 @@ if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase trixie "$ROOT" http://deb.debian.org/debian >/dev/null
 fi
 
-mounted=()
-cleanup() { for ((i=${#mounted[@]}-1; i>=0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done; }
-trap cleanup EXIT
-bind() {  # bind SRC DST-inside-root
+bind() {  # bind SRC DST-inside-root (private to this run's mount namespace)
   mkdir -p "$ROOT$2"
-  mountpoint -q "$ROOT$2" || { mount --bind "$1" "$ROOT$2"; mounted+=("$ROOT$2"); }
+  mountpoint -q "$ROOT$2" || mount --bind "$1" "$ROOT$2"
 }
 bind /proc /proc
 bind /dev /dev
