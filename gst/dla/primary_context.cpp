@@ -2,6 +2,9 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
 
 #include <mutex>
 #include <string>
@@ -42,18 +45,73 @@ std::string cuda_error (cudaError_t err)
 
 }  // namespace
 
+namespace {
+
+/* The driver's CUDA version ("12.4"), or "" when libcuda.so.1 cannot be loaded: tells "no driver
+ * installed" from "driver older than the runtime", which the runtime reports alike. */
+std::string installed_driver_version ()
+{
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return "";
+  int version = 0;
+  using GetVersion = CUresult (*) (int *);
+  const auto get = reinterpret_cast<GetVersion> (dlsym (lib, "cuDriverGetVersion"));
+  const bool known = get && get (&version) == CUDA_SUCCESS;
+  dlclose (lib);
+  return known ? std::to_string (version / 1000) + "." + std::to_string (version % 1000 / 10) : "unknown";
+}
+
+}  // namespace
+
+CudaProbe probe_cuda ()
+{
+  CudaProbe p;
+  const cudaError_t err = cudaGetDeviceCount (&p.count);
+  if (err == cudaSuccess && p.count > 0) {
+    p.state = CudaState::kAvailable;
+    return p;
+  }
+  p.count = 0;
+  const char *visible = std::getenv ("CUDA_VISIBLE_DEVICES");
+  if (err == cudaSuccess || err == cudaErrorNoDevice) {
+    if (visible) {
+      p.state = CudaState::kHidden;
+      p.why = std::string ("no CUDA device visible: CUDA_VISIBLE_DEVICES=\"") + visible
+          + "\" hides them (unset it, or name a device that exists)";
+    } else {
+      p.state = CudaState::kNoDevice;
+      p.why = "no CUDA device present (the NVIDIA driver is installed but reports no GPU)";
+    }
+    return p;
+  }
+  if (err == cudaErrorInsufficientDriver) {
+    const std::string driver = installed_driver_version ();
+    int runtime = 0;
+    cudaRuntimeGetVersion (&runtime);
+    const std::string needed = std::to_string (runtime / 1000) + "." + std::to_string (runtime % 1000 / 10);
+    if (driver.empty ()) {
+      p.state = CudaState::kNoDriver;
+      p.why = "no CUDA driver: the NVIDIA driver is not installed (libcuda.so.1 cannot be loaded); install it "
+              "(JetPack on a Jetson)";
+    } else {
+      p.state = CudaState::kDriverTooOld;
+      p.why = "CUDA driver too old: the NVIDIA driver supports CUDA " + driver + " but this build needs CUDA " + needed
+          + " (cudaErrorInsufficientDriver): update the driver";
+    }
+    return p;
+  }
+  p.state = CudaState::kError;
+  p.why = "cudaGetDeviceCount failed with " + cuda_error (err);
+  return p;
+}
+
 int cuda_device_count (std::string *why)
 {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount (&count);
-  if (err != cudaSuccess) {
-    if (why)
-      *why = "no usable CUDA driver or device: cudaGetDeviceCount failed with " + cuda_error (err);
-    return 0;
-  }
-  if (count == 0 && why)
-    *why = "no CUDA device present";
-  return count;
+  const CudaProbe p = probe_cuda ();
+  if (why)
+    *why = p.why;
+  return p.count;
 }
 
 Status PrimaryContext::Retain (int ordinal, PrimaryContext *out)

@@ -48,7 +48,16 @@ class ScopedContext {
   bool pushed_ = false;
 };
 
-/* Number of CUDA devices, 0 with a reason when the driver or devices are missing. */
+/* Whether CUDA can be used here, and if not, which of the causes a user can act on. */
+enum class CudaState { kAvailable, kNoDriver, kDriverTooOld, kNoDevice, kHidden, kError };
+struct CudaProbe {
+  CudaState state = CudaState::kError;
+  int count = 0;
+  std::string why; /* the cause and its fix, when not available */
+};
+CudaProbe probe_cuda ();
+
+/* Number of CUDA devices, 0 with a reason (probe_cuda's) when the driver or devices are missing. */
 int cuda_device_count (std::string *why);
 
 }  // namespace dla

@@ -41,11 +41,22 @@ void on_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gp
                  << (domain ? domain : "(default)") << ": " << message;
 }
 
+/* Every other domain (GStreamer-Cuda, GStreamer-Analytics, ...): warnings and criticals fail the
+ * test, the rest is printed as GLib would. */
+void on_any_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
+{
+  if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+    on_log (domain, level, message, data);
+  else
+    g_log_default_handler (domain, level, message, data);
+}
+
 void install_log_handlers ()
 {
   const auto levels = GLogLevelFlags (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   for (const char *domain : {static_cast<const char *> (nullptr), "GStreamer", "GLib", "GLib-GObject"})
     g_log_set_handler (domain, levels, on_log, nullptr);
+  g_log_set_default_handler (on_any_log, nullptr);
   /* Criticals must reach the handler above, not abort. */
   g_log_set_always_fatal (GLogLevelFlags (G_LOG_FATAL_MASK));
 }
@@ -80,6 +91,27 @@ bool ExpectLogs::contains (const std::string &needle) const
   return false;
 }
 
+#ifdef DLAINFER_GPU_SUITE
+/* -1: a CUDA device is there, run. 77 (SKIP): no driver or no device, the reason printed. 1 (FAIL): a
+ * broken CUDA setup (driver too old, devices hidden, any other error), or no GPU where the run says
+ * one is required (DLAINFER_REQUIRE_GPU=1, as on the GPU host): those must never read as skipped. */
+int gpu_suite_gate ()
+{
+  const dla::CudaProbe p = dla::probe_cuda ();
+  if (p.state == dla::CudaState::kAvailable)
+    return -1;
+  const bool absent = p.state == dla::CudaState::kNoDriver || p.state == dla::CudaState::kNoDevice;
+  const char *required = g_getenv ("DLAINFER_REQUIRE_GPU");
+  if (absent && !(required && std::string (required) == "1")) {
+    std::printf ("SKIP: every test of this program needs a CUDA device: %s\n", p.why.c_str ());
+    return 77;
+  }
+  std::printf ("FAIL: this program needs a working CUDA device: %s%s\n", p.why.c_str (),
+      absent ? " (DLAINFER_REQUIRE_GPU=1: a GPU is required here)" : "");
+  return 1;
+}
+#endif
+
 }  // namespace dlainfer_test
 
 int main (int argc, char **argv)
@@ -89,15 +121,17 @@ int main (int argc, char **argv)
   dlainfer_test::install_log_handlers ();
 
 #ifdef DLAINFER_GPU_SUITE
-  std::string why;
-  if (dla::cuda_device_count (&why) == 0) {
-    std::printf ("SKIP: every test of this program needs a CUDA device: %s\n", why.c_str ());
-    return 77;
-  }
+  const int no_gpu = dlainfer_test::gpu_suite_gate ();
+  if (no_gpu >= 0)
+    return no_gpu;
 #endif
 
   const int rc = RUN_ALL_TESTS ();
   const testing::UnitTest *unit = testing::UnitTest::GetInstance ();
+  /* One line a runner can read, e.g. to show which programs skipped what. */
+  std::printf ("dlainfer-tests: %d run, %d passed, %d failed, %d skipped\n", unit->test_to_run_count (),
+      unit->successful_test_count () - unit->skipped_test_count (), unit->failed_test_count (),
+      unit->skipped_test_count ());
   if (rc == 0 && unit->test_to_run_count () > 0 && unit->skipped_test_count () == unit->test_to_run_count ()) {
     std::printf ("SKIP: all %d tests skipped\n", unit->skipped_test_count ());
     return 77;

@@ -14,7 +14,7 @@ namespace {
 TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
 {
   if (!dla_test::have_model ("colours"))
-    GTEST_SKIP () << "swdla test model " << dla_test::model ("colours") << " is missing";
+    GTEST_FAIL () << "swdla test model " << dla_test::model ("colours") << " is missing (a build product)";
   std::unique_ptr<dla::Engine> e;
   dla::Status st = dla_test::open ("colours", &e);
   ASSERT_TRUE (st.ok ()) << st.message;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine_test_support.h"
+#include "swdla_query.h"
 
 namespace {
 
@@ -19,9 +20,10 @@ using dla_test::have_model;
 using dla_test::make_input;
 using dla_test::open;
 
+/* The models are this suite's own build products (meson builds them first): missing is a failure. */
 #define REQUIRE_MODEL(name) \
   if (!have_model (name)) \
-  GTEST_SKIP () << "swdla test model " << dla_test::model (name) << " is missing (build the swdla-models target)"
+  GTEST_FAIL () << "swdla test model " << dla_test::model (name) << " is missing (build the swdla-models target)"
 
 /* Colours in models.spec's class order. */
 const float kCorners[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
@@ -244,6 +246,8 @@ TEST (EngineFlow, TwoCoresAtOnce)
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_NE (a->stream (), b->stream ());
   EXPECT_EQ (a->primary_context (), b->primary_context ());
+  const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
+  ASSERT_GE (core0, 0) << "swdla's task accounting is not reachable";
   for (int k = 0; k < 8; ++k) {
     ASSERT_TRUE (a->begin (0).ok () && dla_test::upload (*a, 0, solid (*a, kCorners[k])) && a->submit (0).ok ());
     ASSERT_TRUE (b->begin (0).ok () && dla_test::upload (*b, 0, solid (*b, kCorners[7 - k])) && b->submit (0).ok ());
@@ -251,6 +255,24 @@ TEST (EngineFlow, TwoCoresAtOnce)
     ASSERT_TRUE (b->complete (0).ok ());
     EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
     EXPECT_EQ (dla_test::argmax (*b, 0, 0, 8), 7 - k);
+  }
+  /* Every core computes the same answer: only swdla's own count shows the core reached the device. */
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 8);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 8);
+}
+
+/* The core an engine is opened on is the one its tasks run on, and no other. */
+TEST (EngineFlow, TasksRunOnTheChosenCore)
+{
+  REQUIRE_MODEL ("colours");
+  for (int core : {1, 0}) {
+    std::unique_ptr<dla::Engine> e;
+    ASSERT_TRUE (open ("colours", &e, 1, core).ok ());
+    const int64_t before[2] = {dlainfer_test::swdla_core_tasks (0), dlainfer_test::swdla_core_tasks (1)};
+    for (int k = 0; k < 3; ++k)
+      ASSERT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[k])).ok ());
+    EXPECT_EQ (dlainfer_test::swdla_core_tasks (core) - before[core], 3) << "core " << core;
+    EXPECT_EQ (dlainfer_test::swdla_core_tasks (1 - core) - before[1 - core], 0) << "core " << 1 - core;
   }
 }
 
@@ -408,16 +430,24 @@ TEST_F (Faults, HungTaskEndsAtTheTimeout)
   REQUIRE_MODEL ("colours");
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e, 1, 0, 300).ok ());
-  if (!e->has_task_timeout ())
-    GTEST_SKIP () << "the library has no cudlaSetTaskTimeoutInMs";
+  ASSERT_TRUE (e->has_task_timeout ()) << "swdla exports cudlaSetTaskTimeoutInMs; the loader did not find it";
   setenv ("SWDLA_HANG_MS", "1:20000", 1);
   const auto t0 = std::chrono::steady_clock::now ();
   const dla::Status st = dla_test::run_once (*e, 0, solid (*e, kCorners[1]));
   const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
   EXPECT_LT (s, 10.0) << "the 300 ms timeout did not end the 20 s hang";
-  EXPECT_TRUE (st.code == dla::Code::kTimeout || st.code == dla::Code::kFatal) << st.message;
+  /* A timeout, not the process-fatal 911: a regression that poisons the process on every hang fails. */
+  EXPECT_EQ (st.code, dla::Code::kTimeout) << st.message;
   EXPECT_NE (st.message.find ("cudlaErrorDlaErrEngineTimeout (0x40000006)"), std::string::npos) << st.message;
   EXPECT_NE (st.message.find ("300 ms"), std::string::npos) << st.message;
+  unsetenv ("SWDLA_HANG_MS");
+  /* The process goes on: a new engine classifies right after the hung one. */
+  e.reset ();
+  std::unique_ptr<dla::Engine> next;
+  ASSERT_TRUE (open ("colours", &next).ok ());
+  const dla::Status again = dla_test::run_once (*next, 0, solid (*next, kCorners[2]));
+  ASSERT_TRUE (again.ok ()) << again.message;
+  EXPECT_EQ (dla_test::argmax (*next, 0, 0, 8), 2);
 }
 
 }  // namespace

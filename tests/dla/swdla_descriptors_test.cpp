@@ -41,7 +41,7 @@ TEST (SwdlaDescriptors, EveryModelInEveryReadingMapsToItsLayout)
 {
   const std::vector<std::string> files = models ();
   if (files.empty ())
-    GTEST_SKIP () << "no swdla models in " << dlainfer_test::test_data ("") << " (build the swdla-models target)";
+    GTEST_FAIL () << "no swdla models in " << dlainfer_test::test_data ("") << " (build the swdla-models target)";
   const uint32_t c_readings[] = {swdla::kReadingOrin, swdla::kReadingCPadded, swdla::kReadingCReal};
   const uint32_t stride_readings[] = {0, swdla::kReadingStridesZero, swdla::kReadingStridesWhcn};
   const uint32_t code_readings[] = {0, swdla::kReadingCodesNchw, swdla::kReadingCodesUnknown};

@@ -11,7 +11,7 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
 {
   const std::string why = swdla_missing ();
   if (!why.empty ())
-    GTEST_SKIP () << why;
+    GTEST_FAIL () << why;
   g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "2", TRUE);
   {
     Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer model="

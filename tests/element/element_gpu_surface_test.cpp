@@ -29,7 +29,7 @@ class Surface : public testing::Test {
   {
     const std::string why = swdla_missing ();
     if (!why.empty ())
-      GTEST_SKIP () << why;
+      GTEST_FAIL () << why;
   }
 };
 
@@ -59,7 +59,7 @@ float cell (const Grid &g, int c, int y, int x) { return g[size_t (c * 16 + y * 
 Result run_frame (const std::string &model_name, const std::string &props, int w, int h,
     const std::function<uint32_t (int, int)> &fill, bool cuda = false)
 {
-  if (cuda && !have_element ("cudaupload")) {
+  if (cuda && !cudaupload_available ()) {
     ADD_FAILURE () << "cudaupload missing";
     return Result ();
   }
@@ -103,7 +103,7 @@ TEST_F (Surface, MeanAndStdNormalise)
   const auto fill = [] (int, int) { return rgb (200, 100, 50); };
   const float v[3] = {200.f / 255, 100.f / 255, 50.f / 255};
   for (bool cuda : {false, true}) {
-    if (cuda && !have_element ("cudaupload"))
+    if (cuda && !cudaupload_available ())
       continue;
     const std::string mem = cuda ? "CUDA" : "system";
     const Grid plain = readout ("", 320, 240, fill, cuda);
@@ -148,7 +148,7 @@ TEST_P (ResizeModes, GridShowsTheGeometry)
 {
   const ModeCase &m = GetParam ();
   for (bool cuda : {false, true}) {
-    if (cuda && !have_element ("cudaupload"))
+    if (cuda && !cudaupload_available ())
       continue;
     const Grid g = readout (m.props, 448, 224, stripes_and_bands, cuda);
     for (int y = 0; y < 4; ++y)
@@ -416,7 +416,7 @@ TEST_F (Surface, StatsCountAndTime)
 {
   g_setenv ("SWDLA_SERVICE_US", "3000", TRUE);
   Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=640,height=480 ! "
-      + std::string (have_element ("cudaupload") ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
+      + std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
       + "dlainfer name=infer interval=1 model=" + model ("colours") + " ! fakesink");
   ASSERT_TRUE (p.play ());
   ASSERT_TRUE (p.wait_eos ());

@@ -5,11 +5,13 @@
 #include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <tuple>
@@ -17,6 +19,7 @@
 
 #include "gpu_support.h"
 #include "primary_context.h"
+#include "swdla_query.h"
 
 namespace {
 
@@ -28,14 +31,14 @@ class ElementGpu : public testing::Test {
   {
     const std::string why = swdla_missing ();
     if (!why.empty ())
-      GTEST_SKIP () << why;
+      GTEST_FAIL () << why;
   }
 };
 
 #define REQUIRE_CUDAUPLOAD()                                                      \
   do {                                                                            \
-    if (!have_element ("cudaupload"))                                             \
-      GTEST_SKIP () << "cudaupload (GStreamer's nvcodec plugin) is not available"; \
+    if (!cudaupload_available ())                                             \
+      GTEST_FAIL () << "cudaupload (GStreamer's nvcodec plugin) is not available"; \
   } while (0)
 
 std::string infer (const std::string &model_name, const std::string &extra = "")
@@ -111,7 +114,7 @@ INSTANTIATE_TEST_SUITE_P (FormatsMemoriesSizes, Colours, testing::ValuesIn (colo
  * sizes: a transposed, mirrored or misplaced image picks the wrong one. */
 TEST_F (ElementGpu, QuadrantsProveGeometry)
 {
-  const bool cuda_ok = have_element ("cudaupload");
+  const bool cuda_ok = cudaupload_available ();
   for (const char *mode : {"cuda-NV12", "system-RGBA", "system-I420"}) {
     const bool cuda = std::string (mode).rfind ("cuda", 0) == 0;
     if (cuda && !cuda_ok)
@@ -176,7 +179,7 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
       {"I420", "bt2020", "rgb", true, 0.2627, 0.0593, 0.2126, 0.0722},
   };
   for (const Case &c : cases) {
-    if (c.cuda && !have_element ("cudaupload"))
+    if (c.cuda && !cudaupload_available ())
       continue;
     std::string caps = std::string ("video/x-raw,format=") + c.format;
     if (c.colorimetry)
@@ -254,37 +257,73 @@ TEST_F (ElementGpu, CudaUploadAdoptsTheElementsContext)
   gst_object_unref (ready);
 }
 
-/* Memory from another context (cudaupload given a context of its own before it starts) is still
- * classified right. */
+/* Memory from another GstCudaContext (a decoder that made its own) is still classified right. The
+ * frames are built in that context explicitly, so the foreign path runs whatever cudaupload does. */
+GstBuffer *foreign_frame (GstBufferPool *pool, const GstVideoInfo &info, uint32_t rgb)
+{
+  GstBuffer *buf = nullptr;
+  if (gst_buffer_pool_acquire_buffer (pool, &buf, nullptr) != GST_FLOW_OK)
+    return nullptr;
+  GstVideoFrame f;
+  if (!gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE)) { /* staged on the host, uploaded at unmap */
+    gst_buffer_unref (buf);
+    return nullptr;
+  }
+  const uint8_t px[4] = {uint8_t (rgb >> 16), uint8_t (rgb >> 8), uint8_t (rgb), 255};
+  for (int y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); ++y) {
+    auto *row = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0)) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info); ++x)
+      std::memcpy (row + 4 * x, px, 4);
+  }
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
 TEST_F (ElementGpu, ForeignContextMemoryStillWorks)
 {
-  REQUIRE_CUDAUPLOAD ();
+  ASSERT_TRUE (gst_cuda_load_library ());
   GstCudaContext *foreign = gst_cuda_context_new (0);
   ASSERT_NE (foreign, nullptr);
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-      "cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! " + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
-  GstContext *context = gst_context_new_cuda_context (foreign);
-  gst_element_set_context (p.by_name ("up"), context);
-  gst_context_unref (context);
+  const char *caps_str = "video/x-raw(memory:CUDAMemory),format=RGBA,width=320,height=240,framerate=30/1";
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstVideoInfo info;
+  ASSERT_TRUE (gst_video_info_from_caps (&info, caps));
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (foreign);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, guint (GST_VIDEO_INFO_SIZE (&info)), 3, 0);
+  gst_caps_unref (caps);
+  ASSERT_TRUE (gst_buffer_pool_set_config (pool, config));
+  ASSERT_TRUE (gst_buffer_pool_set_active (pool, TRUE));
+
+  Pipeline p ("appsrc name=src format=time ! " + infer ("colours", "labels=" + labels_of ("colours"))
+      + " ! appsink name=sink sync=false");
+  p.set_src_caps (caps_str);
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 3; ++i) {
-    const uint32_t rgb = kColours[2 + i].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (320, 240, [rgb] (int, int) { return rgb; })));
+    GstBuffer *buf = foreign_frame (pool, info, kColours[2 + i].rgb);
+    ASSERT_NE (buf, nullptr);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    ASSERT_TRUE (p.push (buf));
   }
+  GstCudaContext *ours = element_context (p.by_name ("infer"));
+  ASSERT_NE (ours, nullptr);
+  EXPECT_NE (gst_cuda_context_get_handle (ours), gst_cuda_context_get_handle (foreign))
+      << "the element adopted the foreign context: the foreign path would not run";
+  gst_object_unref (ours);
   for (int i = 0; i < 3; ++i) {
     GstSample *s = p.pull ();
     ASSERT_NE (s, nullptr);
     GstMemory *mem = gst_buffer_peek_memory (gst_sample_get_buffer (s), 0);
     ASSERT_TRUE (gst_is_cuda_memory (mem));
-    if (i == 0 && gst_cuda_context_get_handle (GST_CUDA_MEMORY_CAST (mem)->context)
-        != gst_cuda_context_get_handle (foreign))
-      std::printf ("note: cudaupload did not keep the foreign context; the foreign path was not exercised\n");
+    EXPECT_EQ (gst_cuda_context_get_handle (GST_CUDA_MEMORY_CAST (mem)->context), gst_cuda_context_get_handle (foreign));
     const Result r = result_of (gst_sample_get_buffer (s));
     ASSERT_TRUE (r.found);
     EXPECT_EQ (r.labels[0], kColours[2 + i].name);
     gst_sample_unref (s);
   }
   p.stop ();
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
   gst_object_unref (foreign);
 }
 
@@ -295,14 +334,21 @@ TEST_F (ElementGpu, DlaCoreOne)
   Pipeline p ("videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff0000ff ! "
       "video/x-raw,format=RGBA,width=640,height=480 ! " + infer ("colours", "dla-core=1 labels=" + labels_of ("colours"))
       + " ! appsink name=sink sync=false");
+  const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_TRUE (p.play ());
-  GstSample *s = p.pull ();
-  ASSERT_NE (s, nullptr);
-  const Result r = result_of (gst_sample_get_buffer (s));
-  ASSERT_TRUE (r.found);
-  EXPECT_EQ (r.labels[0], "blue");
-  gst_sample_unref (s);
+  for (int i = 0; i < 2; ++i) {
+    GstSample *s = p.pull ();
+    ASSERT_NE (s, nullptr);
+    const Result r = result_of (gst_sample_get_buffer (s));
+    ASSERT_TRUE (r.found);
+    EXPECT_EQ (r.labels[0], "blue");
+    gst_sample_unref (s);
+  }
   p.stop ();
+  /* Every core gives the same answer: swdla's own count shows dla-core reached cudlaCreateDevice. */
+  ASSERT_GE (core0, 0) << "swdla's task accounting is not reachable";
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 2);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 0);
 }
 
 /* Two elements on cores 0 and 1 in one pipeline: both results on the buffer, both right, and one
@@ -311,9 +357,10 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
 {
   const std::string m = model ("colours"), l = labels_of ("colours");
   Pipeline p ("videotestsrc num-buffers=3 pattern=solid-color foreground-color=0xffffff00 ! "
-      "video/x-raw,format=NV12,width=1280,height=720 ! " + std::string (have_element ("cudaupload") ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
+      "video/x-raw,format=NV12,width=1280,height=720 ! " + std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
       + "dlainfer name=a dla-core=0 model=" + m + " labels=" + l + " ! dlainfer name=b dla-core=1 model=" + m
       + " labels=" + l + " ! appsink name=sink sync=false");
+  const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 3; ++i) {
     GstSample *s = p.pull ();
@@ -332,6 +379,8 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
   gst_object_unref (ca);
   gst_object_unref (cb);
   p.stop ();
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 3);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 3);
 }
 
 /* ---- stream changes and lifecycle ---- */
@@ -339,7 +388,7 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
 /* Mid-stream renegotiation to another resolution and format (and memory) keeps results right. */
 TEST_F (ElementGpu, RenegotiatesResolutionAndFormat)
 {
-  const bool cuda = have_element ("cudaupload");
+  const bool cuda = cudaupload_available ();
   Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=640,height=480,framerate=30/1 ! "
       "videoconvert ! capsfilter name=cf caps=video/x-raw,format=NV12 ! " + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
       + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
@@ -396,7 +445,7 @@ size_t gpu_used ()
  * first 5 cycles, when caches and pools exist). */
 TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
 {
-  const bool cuda = have_element ("cudaupload");
+  const bool cuda = cudaupload_available ();
   Pipeline p ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=640,height=480 ! "
       + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("colours") + " ! fakesink");
   long rss0 = 0;
@@ -561,8 +610,23 @@ TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
   const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
   ASSERT_TRUE (e.posted) << "no error after " << s << " s";
   EXPECT_EQ (e.domain, GST_STREAM_ERROR);
+  /* A timeout, not the process-fatal 911 ("restart the process"). */
+  EXPECT_NE (e.message.find ("did not finish within the task timeout of 500 ms"), std::string::npos) << e.message;
+  EXPECT_EQ (e.message.find ("restart the process"), std::string::npos) << e.message;
   EXPECT_LT (s, 10.0) << "the hang was not cut at task-timeout=500";
   std::printf ("hung task: %.2f s to NULL: %s\n", s, e.message.c_str ());
+  /* The process goes on: a second pipeline classifies. */
+  Pipeline next ("videotestsrc num-buffers=1 pattern=solid-color foreground-color=0xff00ff00 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! " + infer ("colours", "labels=" + labels_of ("colours"))
+      + " ! appsink name=sink sync=false");
+  ASSERT_TRUE (next.play ());
+  GstSample *sample = next.pull ();
+  ASSERT_NE (sample, nullptr);
+  const Result r = result_of (gst_sample_get_buffer (sample));
+  ASSERT_TRUE (r.found);
+  EXPECT_EQ (r.labels[0], "green");
+  gst_sample_unref (sample);
+  next.stop ();
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ std::string swdla_missing ()
     return "the swdla test models are missing (" + model ("colours") + "): build tests/swdla's models";
   GstElementFactory *f = gst_element_factory_find ("dlainfer");
   if (!f)
-    return "dlainfer is not registered (GST_PLUGIN_PATH_1_0)";
+    return "dlainfer is not registered: the plugin in GST_PLUGIN_PATH_1_0 did not load (see GST_DEBUG=GST_PLUGIN_LOADING:4)";
   gst_object_unref (f);
   return "";
 }
@@ -25,6 +25,15 @@ bool have_element (const char *factory)
   if (f)
     gst_object_unref (f);
   return f != nullptr;
+}
+
+bool cudaupload_available ()
+{
+  if (have_element ("cudaupload"))
+    return true;
+  ADD_FAILURE () << "cudaupload (GStreamer's nvcodec plugin) is missing on a CUDA machine: the CUDA-memory "
+                    "cases cannot run (install gstreamer1.0-plugins-bad, or bundle nvcodec)";
+  return false;
 }
 
 std::vector<Result> results_of (GstBuffer *buf)

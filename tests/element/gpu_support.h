@@ -37,6 +37,8 @@ GstCudaContext *element_context (GstElement *element);
 /* Why the swdla end-to-end tests cannot run here, or "" when they can. */
 std::string swdla_missing ();
 bool have_element (const char *factory);
+/* cudaupload is there; a failure of the current test (not a silent system-memory run) when not. */
+bool cudaupload_available ();
 
 /* One classification meta as plain values (read through the public meta library, which the
  * plugin links too: one meta type in the process). */

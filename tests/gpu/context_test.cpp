@@ -62,12 +62,16 @@ GstSample *first_sample (const char *desc, GstCudaContext *ctx)
   return sample;
 }
 
+/* Whether the test below found cudaupload's memory on a stream and ordered after it: the next test
+ * reports a SKIP with the reason when that branch did not run (never a silent pass). */
+bool upload_carried_a_stream = false;
+
 TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
 {
   ASSERT_TRUE (gst_cuda_load_library ());
   GstElement *probe = gst_element_factory_make ("cudaupload", nullptr);
   if (!probe)
-    GTEST_SKIP () << "cudaupload (nvcodec plugin) is not available";
+    GTEST_FAIL () << "cudaupload (nvcodec plugin) is missing on a CUDA machine (install or bundle nvcodec)";
   gst_object_unref (probe);
 
   dla::PrimaryContext primary;
@@ -110,8 +114,7 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
       ASSERT_EQ (cudaStreamWaitEvent (stream, written, 0), cudaSuccess);
       cudaEventDestroy (written);
       std::printf ("ordered after cudaupload's stream %p\n", gst_cuda_stream_get_handle (upstream));
-    } else {
-      std::printf ("the memory carries no stream\n");
+      upload_carried_a_stream = true;
     }
 #endif
     const int w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
@@ -143,6 +146,18 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
   gst_sample_unref (dev);
   gst_sample_unref (ref);
   gst_object_unref (ctx);
+}
+
+TEST (OneContext, StreamOrderingBranchRan)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (!upload_carried_a_stream)
+    GTEST_SKIP () << "cudaupload's memory carried no GstCudaStream in this build, so the ordering branch above "
+                     "did not run; element-gpu-stream builds that case explicitly";
+#else
+  GTEST_SKIP () << "GstCudaStream exists from GStreamer 1.24; this build has " << GST_VERSION_MAJOR << "."
+                << GST_VERSION_MINOR;
+#endif
 }
 
 #if GST_CHECK_VERSION(1, 24, 0)

@@ -5,9 +5,11 @@ With LD_LIBRARY_PATH pointing at build/tests/swdla, the binding loads swdla's li
 drives the nine steps of the hybrid flow (reference section 4.6) for two models, compares the
 output with swdla's CPU executor (`swdla-tool run`, env SWDLA_TOOL), reads back every descriptor
 field and compares it with `swdla-tool info`, and checks that create_device in standalone mode
-raises CudlaError with ErrorUnsupportedOperation. Exits 77 (meson SKIP) with the reason where the
-binding, numpy or a CUDA device is missing.
+raises CudlaError with ErrorUnsupportedOperation, and that swdla's own C entry point refuses it.
+Exits 77 (meson SKIP) with the reason only where the binding or numpy is not installed or there is
+no CUDA device or driver (a failure with DLAINFER_REQUIRE_GPU=1); any other error fails.
 """
+import ctypes
 import os
 import re
 import subprocess
@@ -29,12 +31,19 @@ def check(cond, what):
         failures.append(what)
 
 
+GPU_REQUIRED = os.environ.get("DLAINFER_REQUIRE_GPU") == "1"
+ABSENT = ("numpy", "cuda", "cuda.bindings", "cuda.bindings.cudla", "cuda.bindings.runtime")
+
 try:
     import numpy as np
     from cuda.bindings import cudla
     from cuda.bindings import runtime as cudart
-except Exception as e:  # ImportError, or the binding's own loader errors
-    skip("cuda.bindings.cudla is not importable here (%s: %s); needs cuda-bindings >= 13.3" % (type(e).__name__, e))
+except ModuleNotFoundError as e:
+    # Only a package that is not installed is a reason to skip; anything else (the binding failing
+    # to load swdla, say) is a failure below.
+    if e.name not in ABSENT:
+        raise
+    skip("%s is not installed here; needs numpy and cuda-bindings >= 13.3 (cuda.bindings.cudla)" % e.name)
 
 DATA = os.environ.get("DLAINFER_TEST_DATA", ".")
 TOOL = os.environ.get("SWDLA_TOOL", "swdla-tool")
@@ -210,16 +219,26 @@ def chw16(planes, h, w):
 
 
 def main():
-    try:
-        cuda(cudart.cudaFree(0))
-        stream = cuda(cudart.cudaStreamCreateWithFlags(cudart.cudaStreamNonBlocking))
-    except Exception as e:
-        skip("no usable CUDA device: %s" % e)
+    err = cudart.cudaGetDeviceCount()[0]
+    if int(err) in (int(cudart.cudaError_t.cudaErrorNoDevice), int(cudart.cudaError_t.cudaErrorInsufficientDriver)):
+        if GPU_REQUIRED:
+            print("FAIL: DLAINFER_REQUIRE_GPU=1 but CUDA reports %s" % err)
+            return 1
+        skip("no CUDA device or driver: %s" % err)
+    cuda(cudart.cudaFree(0))
+    stream = cuda(cudart.cudaStreamCreateWithFlags(cudart.cudaStreamNonBlocking))
 
     check(int(cudla.get_version()) == 13000000, "get_version = 13000000")
     check(int(cudla.device_get_count()) == 2, "device_get_count = 2")
 
-    # Standalone mode is refused with ErrorUnsupportedOperation.
+    # Standalone mode is refused by swdla itself: its C entry point, below the binding (which may
+    # refuse the mode on its own without calling the library).
+    lib = ctypes.CDLL(os.path.join(os.environ.get("LD_LIBRARY_PATH", ".").split(":")[0], "libcudla.so.1"))
+    handle = ctypes.c_void_p()
+    status = lib.cudlaCreateDevice(ctypes.c_uint64(0), ctypes.byref(handle), ctypes.c_uint32(1))  # CUDLA_STANDALONE
+    check(status == 13 and not handle.value,
+          "cudlaCreateDevice(0, CUDLA_STANDALONE) returns cudlaErrorUnsupportedOperation (13): got %d" % status)
+    # And the binding reports it as CudlaError with ErrorUnsupportedOperation.
     try:
         cudla.create_device(0, MODE_STANDALONE)
         check(False, "create_device(0, STANDALONE) raised")

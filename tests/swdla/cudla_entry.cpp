@@ -6,6 +6,7 @@
 
 #include "descriptors.h"
 #include "driver.h"
+#include "layout_oracle.h"
 #include "state.h"
 
 using swdla::Call;
@@ -179,6 +180,10 @@ cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uin
   std::string why;
   if (!swdla::parse_model (pModule, moduleSize, &model, &why))
     return call.refuse (cudlaErrorInvalidParam, why);
+  /* swdla shares the layout header with the kernel: a second, independent reading of NVIDIA's
+   * formats must agree with it, or a header bug would round-trip unseen. */
+  if (!(why = swdla::layout_disagreement (model)).empty ())
+    return call.refuse (cudlaErrorUmd, why);
   const cudlaStatus usable = swdla::cuda_usable (call);
   if (usable != cudlaSuccess)
     return usable;

@@ -144,4 +144,14 @@ __attribute__ ((visibility ("default"))) const char *swdlaLastRefusal (void)
 {
   return swdla::last_refusal.c_str ();
 }
+
+/* Tasks queued on `core` since the library was loaded (-1 for no such core): lets tests prove
+ * which core a setting reached, since every core computes the same answer. */
+__attribute__ ((visibility ("default"))) int64_t swdlaCoreTaskCount (int core)
+{
+  if (core < 0 || core >= swdla::kMaxCores)
+    return -1;
+  std::lock_guard<std::mutex> lock (swdla::state ().mutex);
+  return int64_t (swdla::state ().cores[core].tasks);
+}
 }

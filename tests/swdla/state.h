@@ -93,6 +93,7 @@ namespace swdla {
 
 struct Core {
   int handles = 0;
+  uint64_t tasks = 0; /* tasks queued on this core since load (swdlaCoreTaskCount, tests only) */
   TaskEventPtr last; /* the core's latest task: the next one waits for it (one task at a time) */
 };
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "layout_oracle.h"
 #include "state.h"
 #include "stream_ops.h"
 
@@ -113,10 +114,29 @@ cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &
   return cudlaSuccess;
 }
 
+/* SWDLA_CHECK_LAYOUT=1 (tests): waits for the input to be written, reads it back and refuses the
+ * task when a byte the independent format oracle calls padding is not zero. Blocks the host. */
+cudlaStatus check_input_padding (const swdla::Call &call, const Resolved &r, cudaStream_t stream)
+{
+  for (size_t i = 0; i < r.inputs.size (); ++i) {
+    std::vector<uint8_t> bytes (r.inputs[i]->size);
+    cudaError_t err = cudaStreamSynchronize (stream);
+    if (err == cudaSuccess)
+      err = cudaMemcpy (bytes.data (), r.inputs[i]->cuda_ptr, bytes.size (), cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess)
+      return call.refuse (cudlaErrorCuda, std::string ("reading the input back failed: ") + cudaGetErrorName (err));
+    const std::string why = swdla::input_padding_problem (r.module->model.inputs[i], bytes.data (), bytes.size ());
+    if (!why.empty ())
+      return call.refuse (cudlaErrorInvalidParam, "layout check (SWDLA_CHECK_LAYOUT): " + why);
+  }
+  return cudlaSuccess;
+}
+
 /* Queues one checked task; CUDA launch errors only. */
 cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t stream, bool noop)
 {
   swdla::Core &core = state ().cores[h->core];
+  ++core.tasks;
   const swdla::TaskPlan plan = state ().faults.on_task ();
   cudaError_t err = cudaSuccess;
   if (core.last && core.last->event ())
@@ -205,6 +225,12 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
     if (st != cudlaSuccess)
       return st;
   }
+  if (swdla::layout_check_enabled ())
+    for (const Resolved &r : tasks) {
+      const cudlaStatus st = check_input_padding (call, r, s);
+      if (st != cudlaSuccess)
+        return st;
+    }
   for (const Resolved &r : tasks) {
     const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0);
     if (err != cudaSuccess)

@@ -1,0 +1,26 @@
+/* Test-only queries of the software DLA the process has loaded (DLAINFER_CUDLA_LIBRARY). */
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace dlainfer_test {
+
+/* Tasks swdla queued on `core` so far; -1 when swdla is not loaded in this process or lacks the
+ * query. The library is looked up, never loaded: the element's own dlopen is the one counted. */
+inline int64_t swdla_core_tasks (int core)
+{
+  const char *path = std::getenv ("DLAINFER_CUDLA_LIBRARY");
+  void *handle = path ? dlopen (path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  if (!handle)
+    return -1;
+  using Fn = int64_t (*) (int);
+  const auto fn = reinterpret_cast<Fn> (dlsym (handle, "swdlaCoreTaskCount"));
+  const int64_t n = fn ? fn (core) : -1;
+  dlclose (handle);
+  return n;
+}
+
+}  // namespace dlainfer_test

@@ -1,0 +1,48 @@
+#include "layout_oracle.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "layout_check.h"
+
+namespace swdla {
+namespace {
+
+std::string check_all (const std::vector<TensorSpec> &specs, const char *kind)
+{
+  for (size_t i = 0; i < specs.size (); ++i) {
+    tensor::View v;
+    if (!specs[i].view (&v))
+      continue; /* parse_model refuses impossible tensors itself */
+    const std::string why = layout_check::compare (v);
+    if (!why.empty ())
+      return std::string ("the layout header disagrees with the format oracle on ") + kind + " '" + specs[i].name
+          + "' (" + tensor::layout_name (v.layout) + "): " + why;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string layout_disagreement (const Model &model)
+{
+  std::string why = check_all (model.inputs, "input");
+  return why.empty () ? check_all (model.outputs, "output") : why;
+}
+
+bool layout_check_enabled ()
+{
+  const char *v = std::getenv ("SWDLA_CHECK_LAYOUT");
+  return v && std::strcmp (v, "1") == 0;
+}
+
+std::string input_padding_problem (const TensorSpec &spec, const uint8_t *bytes, size_t size)
+{
+  tensor::View v;
+  if (!spec.view (&v))
+    return "input '" + spec.name + "' has no view";
+  const std::string why = layout_check::check_padding (layout_check::oracle_tensor (v), bytes, size);
+  return why.empty () ? "" : "input '" + spec.name + "' (" + tensor::layout_name (v.layout) + "): " + why;
+}
+
+}  // namespace swdla
