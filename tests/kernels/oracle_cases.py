@@ -63,6 +63,10 @@ def all_cases():
         case('i420 dla_linear int8 BT.2020 center bilinear', 'chelsea', 'i420', matrix='2020', mode='center',
              antialias=False, layout='dla_linear', type='int8', scale='0.01', mean=(0.5, 0.5, 0.5),
              tensor=(1, 200, 136)),
+        # FP16 ties in the (exact) padding: 1 + 2^-11 -> 1, 2 + 2^-10 -> 2 (down to even), 1 + 3 * 2^-11
+        # -> 1 + 2^-9 (up to even).
+        case('rgbx letterbox fp16 ties to even', 'coffee', mode='letterbox', pad=(255, 255, 255),
+             mean=(-0.00048828125, -1.0009765625, -0.00146484375), exact_pad=True),
         # Ties: a white pad with mean -1.5 is exactly 2.5 -> 2 (ties to even), black content 1.5 -> 2.
         case('bgrx dla_hwc4 int8 letterbox ties to even', 'coffee', 'bgrx', mode='letterbox', pad=(255, 255, 255),
              mean=(-1.5, -1.5, -1.5), layout='dla_hwc4', type='int8', exact_pad=True),
