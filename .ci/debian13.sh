@@ -37,6 +37,8 @@ bind /dev/pts /dev/pts
 bind /sys /sys
 bind "$CUDA" /usr/local/cuda
 bind "$SRC" "$SRC"
+# The preprocessing oracle's photographs, fetched by .ci/install-deps.sh (the tests look there).
+[ ! -d /var/cache/gst-dlainfer/skimage ] || bind /var/cache/gst-dlainfer/skimage /var/cache/gst-dlainfer/skimage
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 
 missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | grep -c 'install ok installed' || true)

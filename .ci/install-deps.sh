@@ -18,4 +18,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The preprocessing oracle's photographs (tests/kernels/preprocess_oracle.py; with CI set it fails
+# without them): from Debian's python3-skimage .deb into the cache the tests look in (a no-op when
+# there). A missing package list is the one retry-worthy failure; anything else stops CI here.
+images=/var/cache/gst-dlainfer/skimage
+fetch="$(dirname "${BASH_SOURCE[0]}")/../tests/kernels/fetch_skimage_images.sh"
+sh "$fetch" "$images" 2>/dev/null || { apt-get update -qq && sh "$fetch" "$images"; } ||
+  { echo "install-deps: could not fetch the oracle's photographs into $images" >&2; exit 1; }
 [ -x /usr/local/cuda/bin/nvcc ] || { echo "install-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (nvcc not found)" >&2; exit 1; }
