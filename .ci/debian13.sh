@@ -14,7 +14,7 @@ fi
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=$(realpath /usr/local/cuda)
-PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil \
+PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core"

@@ -13,7 +13,8 @@
 #      python3 -c "import onnx.utils; onnx.utils.extract_model('in.onnx', 'cut.onnx', ['input'], ['logits'])"
 #    dlainfer does the resize/colour/normalisation itself and applies softmax on the host.
 #  - I/O formats are baked in: fp16:chw16 is what dlainfer's kernel writes first; fp16:dla_linear,
-#    fp16:dla_hwc4 (input) and int8 variants work too (see the README).
+#    fp16:dla_hwc4 (input) and int8 variants work too (see the README): IN_FORMAT=int8:dla_hwc4
+#    OUT_FORMAT=fp16:dla_linear choose them (the type must match the strongly typed ONNX's).
 set -euo pipefail
 onnx=${1:?usage: build-loadable.sh MODEL.onnx [OUT.loadable] [DLA_CORE]}
 out=${2:-${onnx%.onnx}.loadable}
@@ -22,5 +23,5 @@ TRTEXEC=${TRTEXEC:-/usr/src/tensorrt/bin/trtexec}
 command -v "$TRTEXEC" >/dev/null || { echo "trtexec not found at $TRTEXEC (set TRTEXEC); it ships with TensorRT on JetPack" >&2; exit 1; }
 set -x
 "$TRTEXEC" --onnx="$onnx" --useDLACore="$core" \
-  --inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16 \
+  --inputIOFormats="${IN_FORMAT:-fp16:chw16}" --outputIOFormats="${OUT_FORMAT:-fp16:chw16}" \
   --buildDLAStandalone --saveEngine="$out"

@@ -79,7 +79,8 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
   Status st = read_model_file (cfg.model_path, &bytes);
   if (!st.ok ())
     return st;
-  if (model_kind (bytes.data (), bytes.size ()) == ModelKind::kUnknown)
+  const ModelKind kind = model_kind (bytes.data (), bytes.size ());
+  if (kind == ModelKind::kUnknown || kind == ModelKind::kTensorRtEngine)
     return check_model_for_backend (bytes.data (), bytes.size (), "dla", cfg.model_path);
 
   std::unique_ptr<Engine> e (new Engine ());

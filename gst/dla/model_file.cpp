@@ -33,6 +33,8 @@ ModelKind model_kind (const uint8_t *bytes, size_t size)
     return ModelKind::kSwdla;
   if (size >= 8 && std::memcmp (bytes + 4, "NVDA", 4) == 0)
     return ModelKind::kNvidiaLoadable;
+  if (size >= 4 && std::memcmp (bytes, kTensorRtMagic, 4) == 0)
+    return ModelKind::kTensorRtEngine;
   return ModelKind::kUnknown;
 }
 
@@ -41,6 +43,7 @@ const char *model_kind_name (ModelKind kind)
   switch (kind) {
     case ModelKind::kNvidiaLoadable: return "NVIDIA DLA loadable";
     case ModelKind::kSwdla: return "swdla model";
+    case ModelKind::kTensorRtEngine: return "TensorRT engine";
     case ModelKind::kUnknown: break;
   }
   return "unknown";
@@ -62,6 +65,9 @@ Status check_model_for_backend (const uint8_t *bytes, size_t size, const std::st
             "gst-dlainfer's tests), which real cuDLA cannot load: give a DLA loadable built with: "
             + kTrtexecRecipe);
       return Status::Ok ();
+    case ModelKind::kTensorRtEngine:
+      return Status::Error (Code::kModel, "'" + origin + "' (" + std::to_string (size) + " bytes) is a TensorRT "
+          "engine, not a cuDLA loadable: rebuild it with trtexec --buildDLAStandalone: " + kTrtexecRecipe);
     case ModelKind::kUnknown:
       break;
   }

@@ -1,5 +1,7 @@
 /* gst-dlainfer: reading a model file and telling what it is from its first bytes.
- * An NVIDIA DLA loadable has "NVDA" at bytes 4..7; swdla's own models start with "SWDLAMDL". */
+ * An NVIDIA DLA loadable has "NVDA" at bytes 4..7; swdla's own models start with "SWDLAMDL"; a
+ * serialized TensorRT engine (trtexec --saveEngine without --buildDLAStandalone) starts with "ftrt"
+ * (what torch-tensorrt's engine serializer tests for). */
 #pragma once
 
 #include <cstddef>
@@ -11,9 +13,10 @@
 
 namespace dla {
 
-enum class ModelKind { kNvidiaLoadable, kSwdla, kUnknown };
+enum class ModelKind { kNvidiaLoadable, kSwdla, kTensorRtEngine, kUnknown };
 
 constexpr const char kSwdlaMagic[8] = {'S', 'W', 'D', 'L', 'A', 'M', 'D', 'L'};
+constexpr const char kTensorRtMagic[4] = {'f', 't', 'r', 't'};
 
 /* The whole file; missing, unreadable and empty files each get their own message with the path. */
 Status read_model_file (const std::string &path, std::vector<uint8_t> *out);

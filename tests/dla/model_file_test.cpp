@@ -151,6 +151,20 @@ TEST (ModelFile, KindFromMagic)
   EXPECT_EQ (dla::model_kind (sw.data (), 7), dla::ModelKind::kUnknown) << "too short for a magic";
 }
 
+TEST (ModelFile, TensorRtEngineIsToldApart)
+{
+  const auto trt = bytes_of (std::string ("ftrt\x00\x00\x00\x00\x10\x00\x00\x00", 12) + "engine");
+  EXPECT_EQ (dla::model_kind (trt.data (), trt.size ()), dla::ModelKind::kTensorRtEngine);
+  EXPECT_EQ (dla::model_kind (trt.data (), 3), dla::ModelKind::kUnknown) << "too short for a magic";
+  EXPECT_STREQ (dla::model_kind_name (dla::ModelKind::kTensorRtEngine), "TensorRT engine");
+  for (const char *backend : {"dla", "swdla"}) {
+    const dla::Status st = dla::check_model_for_backend (trt.data (), trt.size (), backend, "m.engine");
+    EXPECT_EQ (st.code, dla::Code::kModel);
+    EXPECT_NE (st.message.find ("'m.engine' (18 bytes) is a TensorRT engine, not a cuDLA loadable: rebuild it with "
+                                "trtexec --buildDLAStandalone"), std::string::npos) << st.message;
+  }
+}
+
 TEST (ModelFile, BackendMismatchMessages)
 {
   const auto nv = bytes_of (std::string ("\0\0\0\0NVDA", 8));

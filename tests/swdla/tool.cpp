@@ -1,6 +1,12 @@
 /* swdla-tool: writes the test models from a spec, runs a model on the CPU, prints a model.
  *   swdla-tool build SPEC OUTDIR STAMP     every model of SPEC into OUTDIR, then the STAMP file
  *   swdla-tool run MODEL OUTPUT INPUT...   CPU executor: raw input tensors in, raw output tensor out
+ *   swdla-tool run-dense MODEL OUT.f32 IN.f32
+ *                                          the same on dense float32 NCHW files: the input is
+ *                                          converted to the model's input type (FP16 rounding, or
+ *                                          INT8 at its scale) as a DLA input would be, the output
+ *                                          read back from its type (the ONNX twins' comparison
+ *                                          and the Orin kit's expected results use this)
  *   swdla-tool info MODEL                  descriptors (default reading) and layers
  */
 #include <cerrno>
@@ -111,6 +117,39 @@ int run (int argc, char **argv)
   return write_file (argv[3], out.data (), out.size ()) ? 0 : 1;
 }
 
+int run_dense (const char *model, const char *out_path, const char *in_path)
+{
+  swdla::Model m;
+  if (!load (model, &m))
+    return 1;
+  const swdla::TensorSpec &in = m.inputs[0], &out = m.outputs[0];
+  const size_t in_count = size_t (in.n * in.c * in.h * in.w);
+  std::vector<uint8_t> dense;
+  if (!read_file (in_path, &dense) || dense.size () != in_count * sizeof (float)) {
+    std::cerr << "swdla-tool run-dense: " << in_path << " must hold " << in_count * sizeof (float)
+              << " bytes (float32 " << in.n << "x" << in.c << "x" << in.h << "x" << in.w << ")\n";
+    return 1;
+  }
+  std::vector<float> values (in_count);
+  std::memcpy (values.data (), dense.data (), dense.size ());
+  tensor::View iv, ov;
+  in.view (&iv);
+  out.view (&ov);
+  std::vector<uint8_t> packed (size_t (iv.size)), result (size_t (ov.size));
+  swdla::pack_tensor (in, values.data (), packed.data ());
+  std::vector<std::vector<uint8_t>> extra;
+  std::vector<const uint8_t *> ptrs {packed.data ()};
+  for (size_t i = 1; i < m.inputs.size (); ++i) { /* declared, never read */
+    tensor::View v;
+    m.inputs[i].view (&v);
+    extra.emplace_back (size_t (v.size));
+    ptrs.push_back (extra.back ().data ());
+  }
+  swdla::run_cpu (m, ptrs, result.data ());
+  const std::vector<float> back = swdla::unpack_tensor (out, result.data ());
+  return write_file (out_path, back.data (), back.size () * sizeof (float)) ? 0 : 1;
+}
+
 int info (const std::string &path)
 {
   swdla::Model m;
@@ -144,8 +183,10 @@ int main (int argc, char **argv)
     return build (argv[2], argv[3], argv[4]);
   if (cmd == "run" && argc >= 5)
     return run (argc, argv);
+  if (cmd == "run-dense" && argc == 5)
+    return run_dense (argv[2], argv[3], argv[4]);
   if (cmd == "info" && argc == 3)
     return info (argv[2]);
-  std::cerr << "usage: swdla-tool build SPEC OUTDIR STAMP | run MODEL OUTPUT INPUT... | info MODEL\n";
+  std::cerr << "usage: swdla-tool build SPEC OUTDIR STAMP | run MODEL OUTPUT INPUT... | run-dense MODEL OUT.f32 IN.f32 | info MODEL\n";
   return 2;
 }
