@@ -441,6 +441,27 @@ size_t gpu_used ()
   return total - free_b;
 }
 
+/* Processes with a CUDA context on device 0, from NVML (-1 when NVML cannot say). cudaMemGetInfo is
+ * device-wide: its growth is this process's only when no other process holds memory there. */
+int gpu_processes ()
+{
+  void *nvml = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!nvml)
+    return -1;
+  using Init = int (*) ();
+  using Handle = int (*) (unsigned, void **);
+  using Procs = int (*) (void *, unsigned *, void *);
+  const auto init = reinterpret_cast<Init> (dlsym (nvml, "nvmlInit_v2"));
+  const auto handle = reinterpret_cast<Handle> (dlsym (nvml, "nvmlDeviceGetHandleByIndex_v2"));
+  const auto procs = reinterpret_cast<Procs> (dlsym (nvml, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  void *dev = nullptr;
+  unsigned count = 0;
+  /* With no buffer NVML answers the count (NVML_SUCCESS when 0, INSUFFICIENT_SIZE = 7 otherwise). */
+  const int rc = init && handle && procs && init () == 0 && handle (0, &dev) == 0 ? procs (dev, &count, nullptr) : -1;
+  dlclose (nvml);
+  return rc == 0 || rc == 7 ? int (count) : -1;
+}
+
 /* 50 cycles NULL -> PLAYING -> EOS -> NULL: host and GPU memory stay flat (measured after the
  * first 5 cycles, when caches and pools exist). */
 TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
@@ -463,6 +484,12 @@ TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
   const long long gpu_growth = (long long) gpu_used () - (long long) gpu0;
   std::printf ("after 45 more cycles: host RSS %+ld KiB, GPU used %+lld KiB\n", rss_growth, gpu_growth / 1024);
   EXPECT_LT (rss_growth, 16 * 1024) << "host memory grows";
+  const int others = gpu_processes () - 1;
+  if (others != 0) {
+    std::printf ("GPU memory growth not judged: %s\n",
+        others < 0 ? "NVML cannot list the device's processes" : "other processes use the GPU");
+    return;
+  }
   EXPECT_LT (gpu_growth, 16ll << 20) << "GPU memory grows";
 }
 

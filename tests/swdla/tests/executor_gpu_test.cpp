@@ -2,6 +2,7 @@
  * first run is captured into a graph, the next ones replay it), more output buffers than it keeps
  * graphs for, the nine-step flow classifies, kernel -> task -> kernel needs no host sync, and two
  * DLA cores work at once while one core runs one task at a time. */
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -135,20 +136,23 @@ TEST (SwdlaExecutor, KernelTaskKernelWithoutHostSync)
     ASSERT_EQ (st, cudlaSuccess) << swdla_test::describe (st);
     ASSERT_EQ (swdla_test::argmax_chw16 (stream, s.outputs[0].cuda, 8, results + k), cudaSuccess);
   }
-  const double queue_ms = ms_since (t0);
+  /* 8 x 5 ms of service queued: the host got control back while the tasks still run (an order
+   * shown by the stream, not a host-time bound that a busy machine could break). */
+  EXPECT_EQ (cudaStreamQuery (stream), cudaErrorNotReady) << "queueing 8 tasks waited for them";
   ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
   const double total_ms = ms_since (t0);
   int host[8];
   ASSERT_EQ (cudaMemcpy (host, results, sizeof host, cudaMemcpyDeviceToHost), cudaSuccess);
   for (int k = 0; k < 8; ++k)
     EXPECT_EQ (host[k], k) << "colour " << k << " classified as " << host[k];
-  EXPECT_LT (queue_ms, 30.0) << "queueing 8 tasks blocked the host";
   EXPECT_GE (total_ms, 8 * 5.0 * 0.9) << "service time not emulated on the stream";
   cudaFree (results);
 }
 
 /* Two handles on two cores, two streams, 20 ms per task: the cores overlap (about 5 x 20 ms in
- * all), while two handles on one core take turns (about 10 x 20 ms). */
+ * all), while two handles on one core take turns (about 10 x 20 ms). Returns the GPU's span of the
+ * ten tasks, from events (both streams start after one event on stream a), so host load cannot
+ * move it. */
 double run_pair (int core_a, int core_b)
 {
   Session a, b;
@@ -160,27 +164,38 @@ double run_pair (int core_a, int core_b)
   EXPECT_EQ (b.submit (sb), cudlaSuccess);
   cudaStreamSynchronize (sa);
   cudaStreamSynchronize (sb);
+  cudaEvent_t start, end_a, end_b;
+  for (cudaEvent_t *e : {&start, &end_a, &end_b})
+    EXPECT_EQ (cudaEventCreate (e), cudaSuccess);
   Env service ("SWDLA_SERVICE_US", "20000");
-  const auto t0 = Clock::now ();
+  EXPECT_EQ (cudaEventRecord (start, sa), cudaSuccess);
+  EXPECT_EQ (cudaStreamWaitEvent (sb, start, 0), cudaSuccess);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ (a.submit (sa), cudlaSuccess);
     EXPECT_EQ (b.submit (sb), cudlaSuccess);
   }
-  const double queued = ms_since (t0);
-  EXPECT_LT (queued, 20.0) << "submitting blocked the host";
+  EXPECT_EQ (cudaStreamQuery (sb), cudaErrorNotReady) << "submitting waited for the tasks";
+  EXPECT_EQ (cudaEventRecord (end_a, sa), cudaSuccess);
+  EXPECT_EQ (cudaEventRecord (end_b, sb), cudaSuccess);
   EXPECT_EQ (cudaStreamSynchronize (sa), cudaSuccess);
   EXPECT_EQ (cudaStreamSynchronize (sb), cudaSuccess);
-  return ms_since (t0);
+  float ms_a = 0.f, ms_b = 0.f;
+  EXPECT_EQ (cudaEventElapsedTime (&ms_a, start, end_a), cudaSuccess);
+  EXPECT_EQ (cudaEventElapsedTime (&ms_b, start, end_b), cudaSuccess);
+  for (cudaEvent_t e : {start, end_a, end_b})
+    cudaEventDestroy (e);
+  return std::max (ms_a, ms_b);
 }
 
 TEST (SwdlaExecutor, TwoCoresBusyAtOnceOnTwoStreams)
 {
   const double two_cores = run_pair (0, 1);
   const double one_core = run_pair (0, 0);
-  std::printf ("10 tasks of 20 ms: %.1f ms on two cores, %.1f ms on one core\n", two_cores, one_core);
+  std::printf ("10 tasks of 20 ms (GPU time): %.1f ms on two cores, %.1f ms on one core\n", two_cores, one_core);
   EXPECT_GE (two_cores, 95.0);
-  EXPECT_LT (two_cores, 170.0) << "the two cores did not overlap";
   EXPECT_GE (one_core, 195.0) << "one core ran two tasks at once";
+  /* Overlap shown against the same machine's one-core run, not an absolute bound. */
+  EXPECT_LT (two_cores, 0.75 * one_core) << "the two cores did not overlap";
 }
 
 /* The nine steps with a real picture: red classified as red, from host-written input. */

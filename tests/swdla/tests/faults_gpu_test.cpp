@@ -67,8 +67,7 @@ TEST (SwdlaFaults, HungTaskEndsAtTheTimeoutWithEngineTimeout)
   Env hang ("SWDLA_HANG_MS", "1:600000");
   const auto t0 = Clock::now ();
   ASSERT_EQ (s.submit (stream), cudlaSuccess);
-  EXPECT_LT (ms_since (t0), 50.0) << "submitting a hanging task blocked the host";
-  EXPECT_EQ (cudaStreamQuery (stream), cudaErrorNotReady);
+  EXPECT_EQ (cudaStreamQuery (stream), cudaErrorNotReady) << "submitting a hanging task waited for it";
   EXPECT_EQ (cudlaDestroyDevice (s.dev), cudlaErrorUmd) << "destroyed with a task in flight";
   ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
   const double took = ms_since (t0);
