@@ -65,10 +65,13 @@ GstStructure *Stats::to_structure () const
   GstStructure *s = gst_structure_new ("dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences",
       G_TYPE_UINT64, guint64 (inferences), "skipped", G_TYPE_UINT64, guint64 (skipped), "errors", G_TYPE_UINT64,
       guint64 (errors), "graph-launches", G_TYPE_UINT64, guint64 (graph_launches), nullptr);
-  static const char *const names[4][2] = {{"preprocess-mean-ms", "preprocess-max-ms"}, {"dla-mean-ms", "dla-max-ms"},
-      {"postprocess-mean-ms", "postprocess-max-ms"}, {"total-mean-ms", "total-max-ms"}};
+  static const char *const names[4][3] = {{"preprocess-mean-ms", "preprocess-max-ms", "preprocess-timed"},
+      {"dla-mean-ms", "dla-max-ms", "dla-timed"}, {"postprocess-mean-ms", "postprocess-max-ms", "postprocess-timed"},
+      {"total-mean-ms", "total-max-ms", "total-timed"}};
+  /* "-timed": how many inferences the mean is over, so a reader can take a window's mean. */
   for (int i = 0; i < 4; ++i)
-    gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max, nullptr);
+    gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max, names[i][2],
+        G_TYPE_UINT64, guint64 (t[i].count), nullptr);
   return s;
 }
 

@@ -132,8 +132,8 @@ struct Result {
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
   guint64 with_meta = 0; /* timed frames that left with a classification meta */
-  /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod, warm-up included);
-   * < 0 without "infer". */
+  /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
+   * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
   std::string error;
@@ -158,10 +158,41 @@ inline double swdla_submit_cpu_seconds ()
   return s;
 }
 
+/* The element's stage means at one moment, with how many inferences each is over. */
+struct StageMeans {
+  double mean[3] = {-1, -1, -1}; /* preprocess, dla, postprocess (ms) */
+  guint64 count[3] = {0, 0, 0};
+};
+
+inline StageMeans stage_means (GstElement *infer)
+{
+  StageMeans m;
+  GstStructure *stats = nullptr;
+  if (infer)
+    g_object_get (infer, "stats", &stats, nullptr);
+  if (!stats)
+    return m;
+  static const char *const names[3][2] = {{"preprocess-mean-ms", "preprocess-timed"}, {"dla-mean-ms", "dla-timed"},
+      {"postprocess-mean-ms", "postprocess-timed"}};
+  for (int i = 0; i < 3; ++i) {
+    gst_structure_get_double (stats, names[i][0], &m.mean[i]);
+    gst_structure_get_uint64 (stats, names[i][1], &m.count[i]);
+  }
+  gst_structure_free (stats);
+  return m;
+}
+
+/* Mean of stage i over the inferences between two snapshots; -1 when none was timed. */
+inline double window_mean (const StageMeans &a, const StageMeans &b, int i)
+{
+  const guint64 k = b.count[i] - a.count[i];
+  return k > 0 ? (b.mean[i] * b.count[i] - a.mean[i] * a.count[i]) / k : -1;
+}
+
 /* Pushes warmup + n frames through `appsrc ! MIDDLE ! fakesink` and times the last n at the sink.
- * every(k) is called at the sink after each 10 000th timed frame (k = frames so far). */
+ * every(k) is called at the sink after each `period`-th timed frame (k = frames so far). */
 inline Result run (const Frames &frames, const std::string &middle, guint64 warmup, guint64 n,
-    const std::function<void (guint64)> &every = nullptr)
+    const std::function<void (guint64)> &every = nullptr, guint64 period = 10000)
 {
   Result r;
   r.what = middle;
@@ -178,14 +209,18 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   gst_app_src_set_caps (GST_APP_SRC (src), frames.caps ());
 
   struct Probe {
-    guint64 seen = 0, warmup = 0, n = 0, with_meta = 0;
+    guint64 seen = 0, warmup = 0, n = 0, with_meta = 0, period = 10000;
     gint64 t0 = 0, t1 = 0;
     double c0 = 0, c1 = 0, s0 = 0, s1 = 0, th0 = 0, th1 = 0;
     const std::function<void (guint64)> *every = nullptr;
+    GstElement *infer = nullptr;
+    StageMeans at_warmup;
   } p;
+  p.infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer");
   p.warmup = warmup;
   p.n = n;
   p.every = &every;
+  p.period = period;
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
       [] (GstPad *, GstPadProbeInfo *info, gpointer data) -> GstPadProbeReturn {
@@ -194,6 +229,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
         if (i > p->warmup && gst_buffer_get_dla_classification_meta (GST_PAD_PROBE_INFO_BUFFER (info)))
           ++p->with_meta;
         if (i == p->warmup) {
+          p->at_warmup = stage_means (p->infer);
           p->c0 = cpu_seconds ();
           p->s0 = swdla_submit_cpu_seconds ();
           p->th0 = thread_cpu_seconds ();
@@ -204,7 +240,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
           p->th1 = thread_cpu_seconds ();
           p->c1 = cpu_seconds ();
         }
-        if (i > p->warmup && (i - p->warmup) % 10000 == 0 && *p->every)
+        if (i > p->warmup && (i - p->warmup) % p->period == 0 && *p->every)
           (*p->every) (i - p->warmup);
         return GST_PAD_PROBE_OK;
       },
@@ -247,18 +283,19 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   if (msg)
     gst_message_unref (msg);
   gst_object_unref (bus);
-  if (GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer")) {
+  if (p.infer) {
+    const StageMeans end = stage_means (p.infer);
+    r.preprocess_ms = window_mean (p.at_warmup, end, 0);
+    r.dla_ms = window_mean (p.at_warmup, end, 1);
+    r.postprocess_ms = window_mean (p.at_warmup, end, 2);
     GstStructure *stats = nullptr;
-    g_object_get (infer, "stats", &stats, nullptr);
+    g_object_get (p.infer, "stats", &stats, nullptr);
     if (stats) {
-      gst_structure_get_double (stats, "preprocess-mean-ms", &r.preprocess_ms);
-      gst_structure_get_double (stats, "dla-mean-ms", &r.dla_ms);
-      gst_structure_get_double (stats, "postprocess-mean-ms", &r.postprocess_ms);
       gst_structure_get_uint64 (stats, "inferences", &r.inferences);
       gst_structure_get_uint64 (stats, "graph-launches", &r.graph_launches);
       gst_structure_free (stats);
     }
-    gst_object_unref (infer);
+    gst_object_unref (p.infer);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);

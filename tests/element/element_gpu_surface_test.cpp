@@ -624,6 +624,34 @@ TEST_F (Surface, Int8OutputWithOutputScale)
   EXPECT_GT (top[0], 0.9f);
   EXPECT_LT (top[1], top[0]) << "output-scale is not applied to the logits";
 
+  /* Raw scores (no activation): each is the INT8 output q times output-scale, exactly: halving the
+   * scale halves every score, and every score over its scale is a whole q in [-128, 127]. */
+  std::vector<float> raw[2];
+  for (int k = 0; k < 2; ++k) {
+    Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+        "dlainfer name=infer " + std::string (kRawScores) + " output-scale=" + scales[k] + " model="
+        + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
+    ASSERT_TRUE (p.play ());
+    const uint32_t red = kColours[2].rgb;
+    ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
+    GstSample *smp = p.pull ();
+    ASSERT_NE (smp, nullptr);
+    const Result r = result_of (gst_sample_get_buffer (smp));
+    gst_sample_unref (smp);
+    ASSERT_EQ (r.ids.size (), 8u);
+    raw[k].assign (8, 0.f);
+    for (size_t i = 0; i < 8; ++i)
+      raw[k][size_t (r.ids[i])] = r.confidences[i];
+    p.stop ();
+  }
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_FLOAT_EQ (raw[0][c], 2.f * raw[1][c]) << "class " << c;
+    const float q = raw[0][c] / 0.125f;
+    EXPECT_EQ (q, std::round (q)) << "class " << c << ": score " << raw[0][c] << " is not a whole q x 0.125";
+    EXPECT_TRUE (q >= -128.f && q <= 127.f) << "class " << c << ": q " << q;
+  }
+  EXPECT_GT (raw[0][2], 0.f) << "red's score";
+
   const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
       "dlainfer name=infer model=" + model ("colours-out-int8-chw32") + " ! fakesink");
   ASSERT_TRUE (e.posted);

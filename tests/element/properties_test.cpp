@@ -287,6 +287,7 @@ TEST (Properties, RangesRefused)
     dlainfer_test::ExpectLogs logs;
     gst_util_set_object_arg (G_OBJECT (e), c.name, c.bad);
     EXPECT_EQ (logs.count (), 1) << "GObject's out-of-range warning";
+    EXPECT_TRUE (logs.contains (std::string ("property '") + c.name + "'")) << "the warning names the property";
     EXPECT_EQ (get_str (e, c.name), c.kept);
   }
   gst_object_unref (e);
@@ -331,6 +332,7 @@ TEST (Properties, MeanStdShapeRefused)
     dlainfer_test::ExpectLogs logs;
     set_array (e, "std", {0.5, -1.0, 0.5});
     EXPECT_GE (logs.count (), 1) << "negative: out of the element spec's range";
+    EXPECT_TRUE (logs.contains ("out of range")) << "the warning says why";
   }
   EXPECT_EQ (get_str (e, "std"), "< (float)1, (float)1, (float)1 >") << "std < 0";
   set_array (e, "mean", {-1.5, 0, 1e6});
