@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
