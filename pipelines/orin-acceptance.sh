@@ -155,7 +155,9 @@ if [ -n "$col" ]; then
   done
   # CPU per submit (the host cost cuDLA adds per frame).
   out=$("$INSPECT" --run "$RUNS" --core 0 "$col" 2>&1)
-  probe "submit-cpu colours $(grep -m1 '^run: handle=0' <<< "$out" | grep -o 'cpu_submit_us=[^ ]* submit_us_p50=[^ ]* submit_us_max=[^ ]* task_us_p50=[^ ]* dla_us_p50=[^ ]*')"
+  line=$(grep -m1 '^run: handle=0' <<< "$out")
+  probe "submit-cpu colours $(for k in cpu_submit_us submit_us_p50 submit_us_max task_us_p50 dla_us_p50; do
+    grep -o "\b$k=[^ ]*" <<< "$line"; done | tr '\n' ' ')"
 fi
 if [ -n "$bb" ]; then
   single=() ; for core in 0 1; do

@@ -158,12 +158,13 @@ int info (const std::string &path)
   auto print = [] (const char *what, const swdla::TensorSpec &t) {
     cudlaModuleTensorDescriptor d;
     swdla::fill_descriptor (t, swdla::kReadingOrin, &d);
+    /* n..w as the descriptor reads them (c may be the padded count); dims: the network's own. */
     std::printf ("%s %s: %s %s n=%llu c=%llu h=%llu w=%llu size=%llu fmt=%u type=%u cat=%u pix=%u stride=%u,%u,%u,%u"
-                 " scale=%g\n",
+                 " scale=%g dims=%lldx%lldx%lldx%lld\n",
         what, d.name, tensor::layout_name (t.layout), tensor::elem_type_name (t.type), (unsigned long long) d.n,
         (unsigned long long) d.c, (unsigned long long) d.h, (unsigned long long) d.w, (unsigned long long) d.size,
         d.dataFormat, d.dataType, d.dataCategory, d.pixelFormat, d.stride[0], d.stride[1], d.stride[2], d.stride[3],
-        double (t.scale));
+        double (t.scale), (long long) t.n, (long long) t.c, (long long) t.h, (long long) t.w);
   };
   for (const auto &t : m.inputs)
     print ("input", t);

@@ -49,7 +49,8 @@ def main():
                         ('random-cnn-int8', ['--input-scale', str(1 / 64), '--output-scale', str(1 / 32)])]:
         model = os.path.join(DATA, name + '.swdla')
         info = subprocess.run([TOOL, 'info', model], capture_output=True, text=True).stdout
-        n, c, h, w = (int(x) for x in re.search(r'n=(\d+) c=(\d+) h=(\d+) w=(\d+)', info).groups())
+        # The network's own dims (an hwc4 descriptor's c is the padded 4, the network's 3).
+        n, c, h, w = (int(x) for x in re.search(r'dims=(\d+)x(\d+)x(\d+)x(\d+)', info).groups())
         x = (np.round(rng.uniform(0, 1, (n, c, h, w)) * 255) / 255).astype(np.float32)
         xin, want, got = (os.path.join(tmp, f'{name}.{s}') for s in ('in.f32', 'want.f32', 'got.f32'))
         x.tofile(xin)
