@@ -12,9 +12,13 @@ namespace dlainfer {
 
 #ifdef HAVE_GST_ANALYTICS
 
-bool analytics_enabled () { return true; }
+bool analytics_enabled ()
+{
+  return true;
+}
 
-bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels, size_t n)
+bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
+                                   size_t n)
 {
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
   if (!rmeta)
@@ -23,14 +27,20 @@ bool add_analytics_classification (GstBuffer *buffer, const float *confidences, 
     return false;
   GstAnalyticsClsMtd mtd;
   return gst_analytics_relation_meta_add_cls_mtd (rmeta, n, const_cast<gfloat *> (confidences),
-      const_cast<GQuark *> (labels), &mtd);
+                                                  const_cast<GQuark *> (labels), &mtd);
 }
 
 #else
 
-bool analytics_enabled () { return false; }
+bool analytics_enabled ()
+{
+  return false;
+}
 
-bool add_analytics_classification (GstBuffer *, const float *, const GQuark *, size_t) { return false; }
+bool add_analytics_classification (GstBuffer *, const float *, const GQuark *, size_t)
+{
+  return false;
+}
 
 #endif
 

@@ -14,6 +14,7 @@ bool analytics_enabled ();
 /* Adds one classification (n confidences and their label quarks, best first) to the buffer's
  * relation meta, made when missing. The arrays are not modified (the GStreamer API takes them
  * non-const). False when the build has no GstAnalytics or the meta cannot be added. */
-bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels, size_t n);
+bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
+                                   size_t n);
 
 }  // namespace dlainfer

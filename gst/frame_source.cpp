@@ -8,18 +8,34 @@ namespace {
 /* Plane starts in the staging buffer are aligned like cudaMalloc's, for coalesced reads. */
 constexpr size_t kPlaneAlign = 256;
 
-size_t align_up (size_t v) { return (v + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
+size_t align_up (size_t v)
+{
+  return (v + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
+}
 
 bool pixel_format (GstVideoFormat format, preprocess::PixelFormat *out)
 {
   switch (format) {
-    case GST_VIDEO_FORMAT_NV12: *out = preprocess::PixelFormat::kNV12; return true;
-    case GST_VIDEO_FORMAT_I420: *out = preprocess::PixelFormat::kI420; return true;
-    case GST_VIDEO_FORMAT_RGBA: *out = preprocess::PixelFormat::kRGBA; return true;
-    case GST_VIDEO_FORMAT_BGRA: *out = preprocess::PixelFormat::kBGRA; return true;
-    case GST_VIDEO_FORMAT_RGBx: *out = preprocess::PixelFormat::kRGBx; return true;
-    case GST_VIDEO_FORMAT_BGRx: *out = preprocess::PixelFormat::kBGRx; return true;
-    default: return false;
+    case GST_VIDEO_FORMAT_NV12:
+      *out = preprocess::PixelFormat::kNV12;
+      return true;
+    case GST_VIDEO_FORMAT_I420:
+      *out = preprocess::PixelFormat::kI420;
+      return true;
+    case GST_VIDEO_FORMAT_RGBA:
+      *out = preprocess::PixelFormat::kRGBA;
+      return true;
+    case GST_VIDEO_FORMAT_BGRA:
+      *out = preprocess::PixelFormat::kBGRA;
+      return true;
+    case GST_VIDEO_FORMAT_RGBx:
+      *out = preprocess::PixelFormat::kRGBx;
+      return true;
+    case GST_VIDEO_FORMAT_BGRx:
+      *out = preprocess::PixelFormat::kBGRx;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -28,7 +44,8 @@ size_t row_bytes (const GstVideoInfo *info, guint plane)
 {
   gint comp[GST_VIDEO_MAX_COMPONENTS];
   gst_video_format_info_component (info->finfo, plane, comp);
-  return size_t (GST_VIDEO_INFO_COMP_WIDTH (info, comp[0])) * size_t (GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]));
+  return size_t (GST_VIDEO_INFO_COMP_WIDTH (info, comp[0])) *
+         size_t (GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]));
 }
 
 size_t plane_rows (const GstVideoInfo *info, guint plane)
@@ -52,13 +69,14 @@ bool caps_supported (const GstVideoInfo *info, std::string *why)
 {
   preprocess::PixelFormat unused;
   if (!pixel_format (GST_VIDEO_INFO_FORMAT (info), &unused)) {
-    *why = std::string ("format ") + GST_VIDEO_INFO_NAME (info) + " is not one of NV12, I420, RGBA, BGRA, RGBx, BGRx";
+    *why = std::string ("format ") + GST_VIDEO_INFO_NAME (info) +
+           " is not one of NV12, I420, RGBA, BGRA, RGBx, BGRx";
     return false;
   }
   if (GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_PROGRESSIVE) {
-    *why = std::string ("interlaced video (interlace-mode=")
-        + gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE (info))
-        + ") is not supported: the model sees whole progressive frames; deinterlace upstream";
+    *why = std::string ("interlaced video (interlace-mode=") +
+           gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE (info)) +
+           ") is not supported: the model sees whole progressive frames; deinterlace upstream";
     return false;
   }
   if (GST_VIDEO_INFO_WIDTH (info) < 1 || GST_VIDEO_INFO_HEIGHT (info) < 1) {
@@ -72,7 +90,7 @@ bool source_template (const GstVideoInfo *info, preprocess::SourceView *view, st
 {
   if (!caps_supported (info, why))
     return false;
-  preprocess::SourceView v {};
+  preprocess::SourceView v{};
   pixel_format (GST_VIDEO_INFO_FORMAT (info), &v.format);
   v.width = GST_VIDEO_INFO_WIDTH (info);
   v.height = GST_VIDEO_INFO_HEIGHT (info);
@@ -82,10 +100,16 @@ bool source_template (const GstVideoInfo *info, preprocess::SourceView *view, st
   const GstVideoColorimetry &c = info->colorimetry;
   switch (c.matrix) {
     case GST_VIDEO_COLOR_MATRIX_BT709:
-    case GST_VIDEO_COLOR_MATRIX_SMPTE240M: v.matrix = preprocess::Matrix::kBT709; break;
-    case GST_VIDEO_COLOR_MATRIX_BT2020: v.matrix = preprocess::Matrix::kBT2020; break;
+    case GST_VIDEO_COLOR_MATRIX_SMPTE240M:
+      v.matrix = preprocess::Matrix::kBT709;
+      break;
+    case GST_VIDEO_COLOR_MATRIX_BT2020:
+      v.matrix = preprocess::Matrix::kBT2020;
+      break;
     case GST_VIDEO_COLOR_MATRIX_BT601:
-    case GST_VIDEO_COLOR_MATRIX_FCC: v.matrix = preprocess::Matrix::kBT601; break;
+    case GST_VIDEO_COLOR_MATRIX_FCC:
+      v.matrix = preprocess::Matrix::kBT601;
+      break;
     default: /* unknown or RGB: GStreamer's size-based default for YUV */
       v.matrix = v.height >= 720 ? preprocess::Matrix::kBT709 : preprocess::Matrix::kBT601;
       break;
@@ -105,11 +129,18 @@ void set_planes (const GstVideoFrame *frame, preprocess::SourceView *view)
   }
 }
 
-size_t staging_bytes (const GstVideoFrame *frame) { return bytes_for (&frame->info, frame->info.stride); }
+size_t staging_bytes (const GstVideoFrame *frame)
+{
+  return bytes_for (&frame->info, frame->info.stride);
+}
 
-size_t staging_bytes (const GstVideoInfo *info) { return bytes_for (info, info->stride); }
+size_t staging_bytes (const GstVideoInfo *info)
+{
+  return bytes_for (info, info->stride);
+}
 
-void pack_planes (const GstVideoFrame *frame, uint8_t *host, const uint8_t *device, preprocess::SourceView *view)
+void pack_planes (const GstVideoFrame *frame, uint8_t *host, const uint8_t *device,
+                  preprocess::SourceView *view)
 {
   const GstVideoInfo *info = &frame->info;
   size_t offset = 0;

@@ -30,6 +30,7 @@ size_t staging_bytes (const GstVideoInfo *info);
 
 /* Copies a system-memory frame's planes into `host` (staging_bytes(frame) long) and points the
  * view's planes at the same offsets from `device`, where the upload will put them. */
-void pack_planes (const GstVideoFrame *frame, uint8_t *host, const uint8_t *device, preprocess::SourceView *view);
+void pack_planes (const GstVideoFrame *frame, uint8_t *host, const uint8_t *device,
+                  preprocess::SourceView *view);
 
 }  // namespace dlainfer

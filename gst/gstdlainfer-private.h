@@ -44,18 +44,18 @@ struct GstDlaInferPrivate {
   std::unique_ptr<preprocess::LaunchGraphs> graphs; /* the kernel's launches; in the primary context */
   std::vector<std::string> labels;
   std::vector<GQuark> label_quarks;
-  tensor::View input_view {};  /* what the kernel writes: the model's input with c = 3 */
-  tensor::View output_view {}; /* the class scores: the first output, c = the class count */
+  tensor::View input_view{};  /* what the kernel writes: the model's input with c = 3 */
+  tensor::View output_view{}; /* the class scores: the first output, c = the class count */
   GQuark element_quark = 0;
   GQuark backend_quark = 0;
-  GstVideoInfo info {};
-  preprocess::SourceView source {};
+  GstVideoInfo info{};
+  preprocess::SourceView source{};
   dlainfer::Staging staging;
   bool foreign_context_logged = false;
   dlainfer::Interval interval; /* which frames run the model; meta_results is the result carried */
 
   /* Per-frame scratch, sized once so frames do not allocate. */
-  preprocess::KernelLaunch launch {};
+  preprocess::KernelLaunch launch{};
   std::vector<float> scores;
   std::vector<postprocess::Result> results;
   std::vector<GstDlaClassification> meta_results;

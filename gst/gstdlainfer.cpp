@@ -32,19 +32,17 @@
 #include "config.h"
 #endif
 
-#include "gstdlainfer.h"
-
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include <atomic>
-
 #include <chrono>
 
 #include "analytics_output.h"
 #include "frame_source.h"
 #include "gstdlainfer-private.h"
+#include "gstdlainfer.h"
 #include "labels.h"
 #include "model_info.h"
 #include "result_message.h"
@@ -54,7 +52,7 @@ GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
 #define DLA_INFER_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx }"
-#define DLA_INFER_CAPS                                                                         \
+#define DLA_INFER_CAPS                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, DLA_INFER_FORMATS) \
   ";" GST_VIDEO_CAPS_MAKE (DLA_INFER_FORMATS)
 
@@ -66,13 +64,14 @@ static GstStaticPadTemplate src_template =
 #define gst_dla_infer_parent_class parent_class
 G_DEFINE_TYPE (GstDlaInfer, gst_dla_infer, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (dla_infer, "dlainfer", GST_RANK_NONE, GST_TYPE_DLA_INFER,
-    GST_DEBUG_CATEGORY_INIT (gst_dla_infer_debug, "dlainfer", 0, "DLA inference"));
+                                       GST_DEBUG_CATEGORY_INIT (gst_dla_infer_debug, "dlainfer", 0,
+                                                                "DLA inference"));
 
 namespace {
 
 /* cudaErrorExternalDevice leaves CUDA unusable in the whole process: once seen, every element
  * refuses to go on. */
-std::atomic<bool> cuda_poisoned {false};
+std::atomic<bool> cuda_poisoned{false};
 
 constexpr const char *kRestart =
     "The DLA reported a fatal error (cudaErrorExternalDevice): CUDA is unusable in this process; "
@@ -111,7 +110,8 @@ GstFlowReturn frame_failed (GstDlaInfer *self, const dla::Status &st, const char
   self->priv->stats.failed ();
   if (st.code == dla::Code::kFatal) {
     cuda_poisoned = true;
-    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart), std::string (step) + ": " + st.message);
+    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
+                 std::string (step) + ": " + st.message);
   } else {
     post_status (self, st, step);
   }
@@ -137,14 +137,15 @@ class MappedFrame {
   GstVideoFrame *get () { return &frame_; }
 
  private:
-  GstVideoFrame frame_ {};
+  GstVideoFrame frame_{};
   bool mapped_ = false;
 };
 
 GstCudaContext *ref_context (GstDlaInfer *self)
 {
   GST_OBJECT_LOCK (self);
-  GstCudaContext *ctx = self->priv->context ? GST_CUDA_CONTEXT (gst_object_ref (self->priv->context)) : nullptr;
+  GstCudaContext *ctx =
+      self->priv->context ? GST_CUDA_CONTEXT (gst_object_ref (self->priv->context)) : nullptr;
   GST_OBJECT_UNLOCK (self);
   return ctx;
 }
@@ -170,14 +171,14 @@ void open_context (GstDlaInfer *self)
     priv->context_error = "GStreamer's CUDA library could not load the CUDA driver (libcuda.so.1)";
   } else if (offered && gst_cuda_context_get_handle (offered) == priv->primary.handle ()) {
     ctx = GST_CUDA_CONTEXT (gst_object_ref (offered));
-    GST_DEBUG_OBJECT (self, "adopting the neighbour's GstCudaContext %" GST_PTR_FORMAT " (same primary context)",
-        ctx);
+    GST_DEBUG_OBJECT (
+        self, "adopting the neighbour's GstCudaContext %" GST_PTR_FORMAT " (same primary context)", ctx);
   } else {
     ctx = gst_cuda_context_new_wrapped (static_cast<CUcontext> (priv->primary.handle ()),
-        static_cast<CUdevice> (priv->primary.device ()));
+                                        static_cast<CUdevice> (priv->primary.device ()));
     if (!ctx)
-      priv->context_error = "gst_cuda_context_new_wrapped failed for the primary context of CUDA device "
-          + std::to_string (device);
+      priv->context_error = "gst_cuda_context_new_wrapped failed for the primary context of CUDA device " +
+                            std::to_string (device);
   }
   if (offered)
     gst_object_unref (offered);
@@ -189,7 +190,7 @@ void open_context (GstDlaInfer *self)
   priv->context = ctx;
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "using the primary context %p of CUDA device %d as %" GST_PTR_FORMAT,
-      priv->primary.handle (), device, ctx);
+                   priv->primary.handle (), device, ctx);
   /* Announce it like gst_cuda_ensure_element_context does, so the pipeline hands it out too. */
   GstContext *context = gst_context_new_cuda_context (ctx);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_have_context (GST_OBJECT (self), context));
@@ -216,14 +217,17 @@ bool check_memory_context (GstDlaInfer *self, GstCudaContext *mem_ctx, dla::Stat
   gint device = -1;
   g_object_get (mem_ctx, "cuda-device-id", &device, nullptr);
   if (device != priv->primary.ordinal ()) {
-    *st = dla::Status::Error (dla::Code::kRuntime,
-        "The frame is in the memory of CUDA device " + std::to_string (device) + " but the element runs on device "
-            + std::to_string (priv->primary.ordinal ()) + ": set cuda-device-id=" + std::to_string (device));
+    *st = dla::Status::Error (dla::Code::kRuntime, "The frame is in the memory of CUDA device " +
+                                                       std::to_string (device) +
+                                                       " but the element runs on device " +
+                                                       std::to_string (priv->primary.ordinal ()) +
+                                                       ": set cuda-device-id=" + std::to_string (device));
     return false;
   }
   if (!priv->foreign_context_logged) {
     priv->foreign_context_logged = true;
-    GST_INFO_OBJECT (self,
+    GST_INFO_OBJECT (
+        self,
         "frames come from another CUDA context (%p, ours is the primary context %p): read anyway, but two "
         "contexts time-slice the GPU; let upstream take our context",
         gst_cuda_context_get_handle (mem_ctx), priv->primary.handle ());
@@ -236,8 +240,9 @@ bool check_memory_context (GstDlaInfer *self, GstCudaContext *mem_ctx, dla::Stat
 void attach_results (GstDlaInfer *self, GstBuffer *buf, bool carried, guint age)
 {
   GstDlaInferPrivate *priv = self->priv;
-  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (buf, priv->meta_results.data (),
-      guint (priv->meta_results.size ()), priv->element_quark, priv->backend_quark);
+  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (
+      buf, priv->meta_results.data (), guint (priv->meta_results.size ()), priv->element_quark,
+      priv->backend_quark);
   if (m) {
     m->carried = carried;
     m->age = age;
@@ -252,7 +257,8 @@ void attach_results (GstDlaInfer *self, GstBuffer *buf, bool carried, guint age)
     priv->analytics_labels.push_back (r.label);
   }
   if (!dlainfer::add_analytics_classification (buf, priv->analytics_confidences.data (),
-          priv->analytics_labels.data (), priv->analytics_labels.size ()))
+                                               priv->analytics_labels.data (),
+                                               priv->analytics_labels.size ()))
     GST_DEBUG_OBJECT (self, "could not add the GstAnalyticsClsMtd");
 }
 
@@ -268,8 +274,8 @@ void post_result_message (GstDlaInfer *self, GstBuffer *buf)
     times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
     times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
   }
-  GstStructure *s = dlainfer::result_structure (priv->meta_results.data (), guint (priv->meta_results.size ()),
-      times, priv->backend_quark);
+  GstStructure *s = dlainfer::result_structure (
+      priv->meta_results.data (), guint (priv->meta_results.size ()), times, priv->backend_quark);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
@@ -299,7 +305,8 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   gobject_class->get_property = gst_dla_infer_get_property;
   gst_dla_infer_install_properties (gobject_class);
 
-  gst_element_class_set_static_metadata (element_class, "DLA inference", "Filter/Analyzer/Video",
+  gst_element_class_set_static_metadata (
+      element_class, "DLA inference", "Filter/Analyzer/Video",
       "Classifies video frames on the NVIDIA DLA (cuDLA hybrid mode) and attaches the results as metadata",
       "gst-dlainfer developers");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -364,8 +371,8 @@ static GstStateChangeReturn gst_dla_infer_change_state (GstElement *element, Gst
   if (transition == GST_STATE_CHANGE_NULL_TO_READY)
     open_context (self);
   const GstStateChangeReturn ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-  if (transition == GST_STATE_CHANGE_READY_TO_NULL || (transition == GST_STATE_CHANGE_NULL_TO_READY
-          && ret == GST_STATE_CHANGE_FAILURE))
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
+      (transition == GST_STATE_CHANGE_NULL_TO_READY && ret == GST_STATE_CHANGE_FAILURE))
     close_context (self);
   return ret;
 }
@@ -408,7 +415,8 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   GstDlaInferPrivate *priv = self->priv;
 
   if (cuda_poisoned) {
-    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart), "an earlier frame hit the 911 error");
+    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
+                 "an earlier frame hit the 911 error");
     return FALSE;
   }
 
@@ -417,8 +425,10 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   GST_OBJECT_UNLOCK (self);
 
   if (s.model.empty ()) {
-    post_status (self, dla::Status::Error (dla::Code::kSettings,
-        "No model set: set the 'model' property to a cuDLA loadable file"), "property 'model' is empty");
+    post_status (self,
+                 dla::Status::Error (dla::Code::kSettings,
+                                     "No model set: set the 'model' property to a cuDLA loadable file"),
+                 "property 'model' is empty");
     return FALSE;
   }
 
@@ -428,7 +438,7 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     bool not_found = false;
     if (!labels::load (s.labels, &priv->labels, &why, &not_found)) {
       post_status (self, dla::Status::Error (not_found ? dla::Code::kNotFound : dla::Code::kSettings, why),
-          "property 'labels'");
+                   "property 'labels'");
       return FALSE;
     }
   }
@@ -443,8 +453,9 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     dla::ScopedContext scope (priv->primary.handle ());
     const dla::Status st = dla::Engine::Open (config, &priv->engine);
     if (!st.ok ()) {
-      post_status (self, st, "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core)
-          + ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")");
+      post_status (self, st,
+                   "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
+                       ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")");
       priv->engine.reset ();
       return FALSE;
     }
@@ -455,16 +466,21 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     gst_object_unref (ctx);
   if (!ctx) {
     post_status (self, dla::Status::Error (dla::Code::kInit, "No CUDA context: " + priv->context_error),
-        "open_context");
+                 "open_context");
     priv->engine.reset ();
     return FALSE;
   }
   /* The context neighbours were given at NULL->READY is the one the frames run in. */
   if (priv->primary.ordinal () != s.device ()) {
-    post_status (self, dla::Status::Error (dla::Code::kSettings,
-        "cuda-device-id was changed to " + std::to_string (s.device ()) + " in READY, after the element shared "
-            "the context of CUDA device " + std::to_string (priv->primary.ordinal ())
-            + " with its neighbours: set cuda-device-id while the element is in NULL"), "cuda-device-id");
+    post_status (
+        self,
+        dla::Status::Error (dla::Code::kSettings,
+                            "cuda-device-id was changed to " + std::to_string (s.device ()) +
+                                " in READY, after the element shared "
+                                "the context of CUDA device " +
+                                std::to_string (priv->primary.ordinal ()) +
+                                " with its neighbours: set cuda-device-id while the element is in NULL"),
+        "cuda-device-id");
     priv->engine.reset ();
     return FALSE;
   }
@@ -472,46 +488,62 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   dla::ClassificationShape shape;
   dla::Status st = dla::validate_classification (priv->engine->inputs (), priv->engine->outputs (), &shape);
   if (st.ok () && shape.batch != 1)
-    st = dla::Status::Error (dla::Code::kModel, "The model's input has batch " + std::to_string (shape.batch)
-        + "; full-frame classification uses batch 1 for now: rebuild the loadable with batch 1 (trtexec "
-          "--shapes=<input>:1x3xHxW, or an ONNX file with a batch of 1)");
+    st = dla::Status::Error (
+        dla::Code::kModel,
+        "The model's input has batch " + std::to_string (shape.batch) +
+            "; full-frame classification uses batch 1 for now: rebuild the loadable with batch 1 (trtexec "
+            "--shapes=<input>:1x3xHxW, or an ONNX file with a batch of 1)");
   if (st.ok () && shape.channels != 3)
-    st = dla::Status::Error (dla::Code::kModel, "The model's input has " + std::to_string (shape.channels)
-        + " channel(s); the preprocessing writes 3 (RGB or BGR): rebuild the model with a 3-channel input ("
-        + dla::kInputFormatsHint + ")");
+    st = dla::Status::Error (dla::Code::kModel, "The model's input has " + std::to_string (shape.channels) +
+                                                    " channel(s); the preprocessing writes 3 (RGB or BGR): "
+                                                    "rebuild the model with a 3-channel input (" +
+                                                    dla::kInputFormatsHint + ")");
   if (!st.ok ()) {
-    post_status (self, st, "dla::validate_classification (model=" + s.model + ")\n" + priv->engine->describe ());
+    post_status (self, st,
+                 "dla::validate_classification (model=" + s.model + ")\n" + priv->engine->describe ());
     priv->engine.reset ();
     return FALSE;
   }
   if (priv->engine->outputs ().size () > 1)
     GST_INFO_OBJECT (self, "the model has %u outputs; the first ('%s') holds the class scores",
-        guint (priv->engine->outputs ().size ()), priv->engine->outputs ()[0].name.c_str ());
+                     guint (priv->engine->outputs ().size ()), priv->engine->outputs ()[0].name.c_str ());
 
-  const int classes = int (dla::resolve_class_count (priv->engine->outputs ()[0], int64_t (priv->labels.size ())));
-  if (priv->labels.empty () && !shape.classes_may_include_padding.empty () && shape.classes_may_include_padding[0])
-    GST_WARNING_OBJECT (self, "the model's output reports %d classes, a whole number of %s vectors: some may be "
-        "padding lanes that read as class_N; give a labels file with the real class count", classes,
-        tensor::layout_name (priv->engine->outputs ()[0].view.layout));
+  const int classes =
+      int (dla::resolve_class_count (priv->engine->outputs ()[0], int64_t (priv->labels.size ())));
+  if (priv->labels.empty () && !shape.classes_may_include_padding.empty () &&
+      shape.classes_may_include_padding[0])
+    GST_WARNING_OBJECT (self,
+                        "the model's output reports %d classes, a whole number of %s vectors: some may be "
+                        "padding lanes that read as class_N; give a labels file with the real class count",
+                        classes, tensor::layout_name (priv->engine->outputs ()[0].view.layout));
   if (!priv->labels.empty () && priv->labels.size () != size_t (classes)) {
-    post_status (self, dla::Status::Error (dla::Code::kSettings,
-        "The labels file '" + s.labels + "' has " + std::to_string (priv->labels.size ()) + " labels but the model has "
-            + std::to_string (classes) + " classes"), "labels count != output channels");
+    post_status (self,
+                 dla::Status::Error (dla::Code::kSettings, "The labels file '" + s.labels + "' has " +
+                                                               std::to_string (priv->labels.size ()) +
+                                                               " labels but the model has " +
+                                                               std::to_string (classes) + " classes"),
+                 "labels count != output channels");
     priv->engine.reset ();
     return FALSE;
   }
   if (shape.input_view.type == tensor::ElemType::kInt8 && !(s.input_scale > 0.f)) {
-    post_status (self, dla::Status::Error (dla::Code::kSettings,
-        "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
-        "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built"),
+    post_status (
+        self,
+        dla::Status::Error (
+            dla::Code::kSettings,
+            "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
+            "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built"),
         "input-scale is not set\n" + priv->engine->describe ());
     priv->engine.reset ();
     return FALSE;
   }
   if (priv->engine->outputs ()[0].view.type == tensor::ElemType::kInt8 && !(s.output_scale > 0.f)) {
-    post_status (self, dla::Status::Error (dla::Code::kSettings,
-        "The model's output is INT8: set output-scale to its quantisation scale (value = q * scale), as "
-        "calibrated when the loadable was built, or rebuild it with --outputIOFormats=fp16:chw16"),
+    post_status (
+        self,
+        dla::Status::Error (
+            dla::Code::kSettings,
+            "The model's output is INT8: set output-scale to its quantisation scale (value = q * scale), as "
+            "calibrated when the loadable was built, or rebuild it with --outputIOFormats=fp16:chw16"),
         "output-scale is not set\n" + priv->engine->describe ());
     priv->engine.reset ();
     return FALSE;
@@ -555,10 +587,12 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     gst_structure_free (info);
 
   const tensor::View &in = priv->input_view;
-  GST_INFO_OBJECT (self, "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-      " %s:%s, %d classes%s", s.model.c_str (), priv->engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
-      tensor::elem_type_name (in.type), tensor::layout_name (in.layout), classes,
-      priv->labels.empty () ? " (no labels: class_<index>)" : "");
+  GST_INFO_OBJECT (self,
+                   "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   " %s:%s, %d classes%s",
+                   s.model.c_str (), priv->engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
+                   tensor::elem_type_name (in.type), tensor::layout_name (in.layout), classes,
+                   priv->labels.empty () ? " (no labels: class_<index>)" : "");
   /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
   GST_INFO_OBJECT (self, "model details: %s", d.description.c_str ());
   return TRUE;
@@ -592,8 +626,8 @@ static gboolean gst_dla_infer_accept_caps (GstBaseTransform *trans, GstPadDirect
     return FALSE;
   GstVideoInfo info;
   std::string why;
-  if (gst_caps_is_fixed (caps) && gst_video_info_from_caps (&info, caps)
-      && !dlainfer::caps_supported (&info, &why)) {
+  if (gst_caps_is_fixed (caps) && gst_video_info_from_caps (&info, caps) &&
+      !dlainfer::caps_supported (&info, &why)) {
     GST_INFO_OBJECT (trans, "refusing caps %" GST_PTR_FORMAT ": %s", caps, why.c_str ());
     return FALSE;
   }
@@ -610,14 +644,15 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
   if (!gst_video_info_from_caps (&info, incaps) || !dlainfer::source_template (&info, &source, &why)) {
     GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT ": %s", incaps, why.c_str ());
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot take these caps: %s", why.c_str ()),
-        ("caps %" GST_PTR_FORMAT, incaps));
+                       ("caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
   priv->info = info;
   priv->source = source;
 
   const GstCapsFeatures *features = gst_caps_get_features (incaps, 0);
-  const bool on_device = features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  const bool on_device =
+      features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!on_device) {
     dla::ScopedContext scope (priv->primary.handle ());
     const dla::Status st = priv->staging.reserve (dlainfer::staging_bytes (&info));
@@ -672,8 +707,9 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
     if (!check_memory_context (self, cmem->context, &st))
       return frame_failed (self, st, "frame memory");
     if (!frame.map (&priv->info, buf, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)))
-      return frame_failed (self, dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's CUDA memory"),
-          "gst_video_frame_map (GST_MAP_CUDA)");
+      return frame_failed (self,
+                           dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's CUDA memory"),
+                           "gst_video_frame_map (GST_MAP_CUDA)");
 #if GST_CHECK_VERSION(1, 24, 0)
     /* Mapping does not wait for the stream that wrote the frame: order our kernel after it. */
     if (GstCudaStream *upstream = gst_cuda_memory_get_stream (cmem)) {
@@ -691,7 +727,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
   } else {
     if (!frame.map (&priv->info, buf, GST_MAP_READ))
       return frame_failed (self, dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's memory"),
-          "gst_video_frame_map");
+                           "gst_video_frame_map");
     const size_t bytes = dlainfer::staging_bytes (frame.get ());
     if (bytes > priv->staging.capacity ()) {
       /* Only when frames are laid out larger than their caps say (padded strides): once. */
@@ -708,12 +744,13 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
 
   constexpr int kSlot = 0;
   std::string why;
-  const preprocess::Status pst = preprocess::plan_launch (
-      source, priv->input_view, engine->input_ptr (kSlot), pre, nullptr, 0, &priv->launch, &why);
+  const preprocess::Status pst = preprocess::plan_launch (source, priv->input_view, engine->input_ptr (kSlot),
+                                                          pre, nullptr, 0, &priv->launch, &why);
   if (pst != preprocess::Status::kOk)
-    return frame_failed (self,
-        dla::Status::Error (dla::Code::kRuntime,
-            std::string ("The preprocessing kernel cannot run: ") + preprocess::status_name (pst) + ": " + why),
+    return frame_failed (
+        self,
+        dla::Status::Error (dla::Code::kRuntime, std::string ("The preprocessing kernel cannot run: ") +
+                                                     preprocess::status_name (pst) + ": " + why),
         "preprocess::plan_launch");
   /* Before begin (): making a graph must not count as the frame's preprocessing time. */
   const size_t launch = priv->graphs->prepare (priv->launch);
@@ -722,8 +759,10 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
     return frame_failed (self, st, "dla::Engine::begin");
   const cudaError_t launched = priv->graphs->launch (launch, static_cast<cudaStream_t> (engine->stream ()));
   if (launched != cudaSuccess)
-    return frame_failed (self,
-        dla::Status::Error (launched == dla::kCudaErrorExternalDevice ? dla::Code::kFatal : dla::Code::kRuntime,
+    return frame_failed (
+        self,
+        dla::Status::Error (
+            launched == dla::kCudaErrorExternalDevice ? dla::Code::kFatal : dla::Code::kRuntime,
             "The preprocessing kernel failed to launch: " + dla::cuda_error_name (launched)),
         "preprocess::LaunchGraphs::launch");
   st = engine->submit (kSlot);
@@ -749,7 +788,7 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
     post_result_message (self, buf);
   if (!priv->results.empty ())
     GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-        g_quark_to_string (priv->meta_results[0].label), double (priv->results[0].confidence));
+                    g_quark_to_string (priv->meta_results[0].label), double (priv->results[0].confidence));
   return GST_FLOW_OK;
 }
 

@@ -1,10 +1,10 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout, input-scale, output-scale) take effect at the next start and
- * are refused with a GST_WARNING (not a g_warning: an application setting them late is not a
- * programming error) above READY; the others are read at the start of every frame. `stats` and
- * `model-info` are read-only. */
+ * labels, dla-core, cuda-device-id, task-timeout, input-scale, output-scale) take effect at the next start
+ * and are refused with a GST_WARNING (not a g_warning: an application setting them late is not a programming
+ * error) above READY; the others are read at the start of every frame. `stats` and `model-info` are
+ * read-only. */
 #include "gstdlainfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -50,7 +50,7 @@ bool model_may_change (GstDlaInfer *self, GParamSpec *pspec)
   if (state <= GST_STATE_READY && pending <= GST_STATE_READY)
     return true;
   GST_WARNING_OBJECT (self, "property '%s' can only change in the NULL or READY state; ignored in %s",
-      pspec->name, gst_element_state_get_name (state));
+                      pspec->name, gst_element_state_get_name (state));
   return false;
 }
 
@@ -59,7 +59,7 @@ bool read_triple (GstDlaInfer *self, const GValue *value, bool positive, float o
 {
   if (gst_value_array_get_size (value) != 3) {
     GST_WARNING_OBJECT (self, "'%s' needs exactly 3 values (one per channel), got %u; ignored", name,
-        gst_value_array_get_size (value));
+                        gst_value_array_get_size (value));
     return false;
   }
   float v[3];
@@ -98,9 +98,10 @@ void write_triple (GValue *value, const float v[3])
 
 GParamSpec *triple_spec (const char *name, const char *nick, const char *blurb, float min)
 {
-  return gst_param_spec_array (name, nick, blurb,
+  return gst_param_spec_array (
+      name, nick, blurb,
       g_param_spec_float ("value", "Value", "One channel's value", min, G_MAXFLOAT, 0.f,
-          GParamFlags (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+                          GParamFlags (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
       kPlayingFlags);
 }
 
@@ -127,8 +128,8 @@ GType gst_dla_infer_resize_mode_get_type (void)
   static const GEnumValue values[] = {
       {int (preprocess::ResizeMode::kStretch), "Stretch the frame to the input size (aspect ratio not kept)",
        "stretch"},
-      {int (preprocess::ResizeMode::kLetterbox), "Fit the whole frame, keep its aspect ratio, pad with pad-value",
-       "letterbox"},
+      {int (preprocess::ResizeMode::kLetterbox),
+       "Fit the whole frame, keep its aspect ratio, pad with pad-value", "letterbox"},
       {int (preprocess::ResizeMode::kCenterCrop),
        "Resize the short side to input/crop-fraction and crop the centre (torchvision Resize + CenterCrop)",
        "center-crop"},
@@ -147,7 +148,8 @@ GType gst_dla_infer_activation_get_type (void)
   static const GEnumValue values[] = {
       {int (postprocess::Activation::kSoftmax), "Softmax over the classes (single-label models)", "softmax"},
       {int (postprocess::Activation::kSigmoid), "Sigmoid per class (multi-label models)", "sigmoid"},
-      {int (postprocess::Activation::kNone), "None: the model's scores as they are (it ends in a softmax)", "none"},
+      {int (postprocess::Activation::kNone), "None: the model's scores as they are (it ends in a softmax)",
+       "none"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter (&type)) {
@@ -160,94 +162,127 @@ GType gst_dla_infer_activation_get_type (void)
 void gst_dla_infer_install_properties (GObjectClass *klass)
 {
   const dlainfer::Settings defaults;
-  g_object_class_install_property (klass, PROP_MODEL,
-      g_param_spec_string ("model", "Model",
+  g_object_class_install_property (
+      klass, PROP_MODEL,
+      g_param_spec_string (
+          "model", "Model",
           "Path of the cuDLA loadable (built with trtexec --useDLACore=N --buildDLAStandalone); required",
           nullptr, kReadyFlags));
-  g_object_class_install_property (klass, PROP_LABELS,
-      g_param_spec_string ("labels", "Labels",
+  g_object_class_install_property (
+      klass, PROP_LABELS,
+      g_param_spec_string (
+          "labels", "Labels",
           "Path of a labels file, one label per line (none: classes are named class_<index>)", nullptr,
           kReadyFlags));
-  g_object_class_install_property (klass, PROP_DLA_CORE,
+  g_object_class_install_property (
+      klass, PROP_DLA_CORE,
       g_param_spec_int ("dla-core", "DLA core", "DLA core that runs the model (Orin has 2: 0 and 1)", 0, 15,
-          defaults.dla_core, kReadyFlags));
-  g_object_class_install_property (klass, PROP_CUDA_DEVICE_ID,
+                        defaults.dla_core, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device whose primary context the element uses (-1: automatic, device 0)", -1, G_MAXINT,
-          defaults.cuda_device_id, kReadyFlags));
+                        "CUDA device whose primary context the element uses (-1: automatic, device 0)", -1,
+                        G_MAXINT, defaults.cuda_device_id, kReadyFlags));
   g_object_class_install_property (klass, PROP_MEAN,
-      triple_spec ("mean", "Mean",
-          "Per-channel mean subtracted from pixel/255, in tensor channel order, e.g. \"<0.485, 0.456, 0.406>\"",
-          -G_MAXFLOAT));
-  g_object_class_install_property (klass, PROP_STD,
+                                   triple_spec ("mean", "Mean",
+                                                "Per-channel mean subtracted from pixel/255, in tensor "
+                                                "channel order, e.g. \"<0.485, 0.456, 0.406>\"",
+                                                -G_MAXFLOAT));
+  g_object_class_install_property (
+      klass, PROP_STD,
       triple_spec ("std", "Standard deviation",
-          "Per-channel divisor (> 0) applied after the mean, e.g. \"<0.229, 0.224, 0.225>\"", 0.f));
-  g_object_class_install_property (klass, PROP_CHANNEL_ORDER,
-      g_param_spec_enum ("channel-order", "Channel order", "Order of the colour channels in the model's input",
-          GST_TYPE_DLA_INFER_CHANNEL_ORDER, int (defaults.channel_order), kPlayingFlags));
-  g_object_class_install_property (klass, PROP_TASK_TIMEOUT,
+                   "Per-channel divisor (> 0) applied after the mean, e.g. \"<0.229, 0.224, 0.225>\"", 0.f));
+  g_object_class_install_property (
+      klass, PROP_CHANNEL_ORDER,
+      g_param_spec_enum ("channel-order", "Channel order",
+                         "Order of the colour channels in the model's input",
+                         GST_TYPE_DLA_INFER_CHANNEL_ORDER, int (defaults.channel_order), kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_TASK_TIMEOUT,
       g_param_spec_uint ("task-timeout", "Task timeout",
-          "Milliseconds a DLA task may take before it counts as hung and the stream fails", 1, 1000000,
-          defaults.task_timeout_ms, kReadyFlags));
-  g_object_class_install_property (klass, PROP_INPUT_SCALE,
+                         "Milliseconds a DLA task may take before it counts as hung and the stream fails", 1,
+                         1000000, defaults.task_timeout_ms, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_INPUT_SCALE,
       g_param_spec_float ("input-scale", "Input scale",
-          "Quantisation scale of an INT8 model input (value = q * scale; 1/127 for inputs calibrated to [-1, 1]); "
-          "required for INT8 inputs, ignored for FP16 (0: not set)",
-          0.f, G_MAXFLOAT, defaults.input_scale, kReadyFlags));
-  g_object_class_install_property (klass, PROP_OUTPUT_SCALE,
-      g_param_spec_float ("output-scale", "Output scale",
+                          "Quantisation scale of an INT8 model input (value = q * scale; 1/127 for inputs "
+                          "calibrated to [-1, 1]); "
+                          "required for INT8 inputs, ignored for FP16 (0: not set)",
+                          0.f, G_MAXFLOAT, defaults.input_scale, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_OUTPUT_SCALE,
+      g_param_spec_float (
+          "output-scale", "Output scale",
           "Quantisation scale of an INT8 model output (value = q * scale), applied before the activation; "
           "required for INT8 outputs, ignored for FP16 (0: not set)",
           0.f, G_MAXFLOAT, defaults.output_scale, kReadyFlags));
-  g_object_class_install_property (klass, PROP_RESIZE_MODE,
+  g_object_class_install_property (
+      klass, PROP_RESIZE_MODE,
       g_param_spec_enum ("resize-mode", "Resize mode", "How the frame is fitted to the model's input size",
-          GST_TYPE_DLA_INFER_RESIZE_MODE, int (defaults.resize_mode), kPlayingFlags));
-  g_object_class_install_property (klass, PROP_CROP_FRACTION,
-      g_param_spec_float ("crop-fraction", "Crop fraction",
+                         GST_TYPE_DLA_INFER_RESIZE_MODE, int (defaults.resize_mode), kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_CROP_FRACTION,
+      g_param_spec_float (
+          "crop-fraction", "Crop fraction",
           "center-crop: the part of the resized short side kept (timm's crop_pct; 0.875 = Resize(256) + "
           "CenterCrop(224))",
           0.01f, 1.f, defaults.crop_fraction, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_PAD_VALUE,
-      g_param_spec_uint ("pad-value", "Pad value",
-          "letterbox: colour of the padding as 0xRRGGBB (normalised with mean/std like the picture)", 0, 0xffffff,
-          defaults.pad_value, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_ANTIALIAS,
-      g_param_spec_boolean ("antialias", "Antialias",
+  g_object_class_install_property (
+      klass, PROP_PAD_VALUE,
+      g_param_spec_uint (
+          "pad-value", "Pad value",
+          "letterbox: colour of the padding as 0xRRGGBB (normalised with mean/std like the picture)", 0,
+          0xffffff, defaults.pad_value, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_ANTIALIAS,
+      g_param_spec_boolean (
+          "antialias", "Antialias",
           "Widen the resize filter when downscaling (as Pillow and torchvision antialias=True); off: plain "
           "bilinear",
           defaults.antialias, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_INTERVAL,
-      g_param_spec_uint ("interval", "Interval",
+  g_object_class_install_property (
+      klass, PROP_INTERVAL,
+      g_param_spec_uint (
+          "interval", "Interval",
           "Frames skipped after each inference (0: infer every frame); skipped frames carry the last result, "
           "marked carried with its age",
           0, G_MAXINT, defaults.interval, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_ACTIVATION,
+  g_object_class_install_property (
+      klass, PROP_ACTIVATION,
       g_param_spec_enum ("activation", "Activation", "Function applied to the model's output scores",
-          GST_TYPE_DLA_INFER_ACTIVATION, int (defaults.activation), kPlayingFlags));
-  g_object_class_install_property (klass, PROP_TOP_K,
-      g_param_spec_uint ("top-k", "Top k", "Most results kept per frame, best first (0: every class)", 0, G_MAXINT,
-          defaults.top_k, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_THRESHOLD,
+                         GST_TYPE_DLA_INFER_ACTIVATION, int (defaults.activation), kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_TOP_K,
+      g_param_spec_uint ("top-k", "Top k", "Most results kept per frame, best first (0: every class)", 0,
+                         G_MAXINT, defaults.top_k, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_THRESHOLD,
       g_param_spec_float ("threshold", "Threshold",
-          "Results whose confidence (after the activation) is below this are dropped", -G_MAXFLOAT, G_MAXFLOAT,
-          defaults.threshold, kPlayingFlags));
-  g_object_class_install_property (klass, PROP_POST_MESSAGES,
+                          "Results whose confidence (after the activation) is below this are dropped",
+                          -G_MAXFLOAT, G_MAXFLOAT, defaults.threshold, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, confidences) per inference",
-          defaults.post_messages, kPlayingFlags));
+                            "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, "
+                            "confidences) per inference",
+                            defaults.post_messages, kPlayingFlags));
   static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
-  g_object_class_install_property (klass, PROP_STATS,
+  g_object_class_install_property (
+      klass, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Since start: frames, inferences, skipped, errors, graph-launches (inferences whose kernel launch was "
-          "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
-          "(CUDA events on the first two inferences and every 32nd after them), postprocess and total (host clock, "
-          "every inference)",
-          GST_TYPE_STRUCTURE, kReadOnlyFlags));
+                          "Since start: frames, inferences, skipped, errors, graph-launches (inferences "
+                          "whose kernel launch was "
+                          "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
+                          "(CUDA events on the first two inferences and every 32nd after them), postprocess "
+                          "and total (host clock, "
+                          "every inference)",
+                          GST_TYPE_STRUCTURE, kReadOnlyFlags));
   g_object_class_install_property (klass, PROP_MODEL_INFO,
-      g_param_spec_boxed ("model-info", "Model information",
-          "The open model: backend, cuDLA version, DLA core, each tensor's name, dims, layout, type, size and raw "
-          "descriptor (NULL until started)",
-          GST_TYPE_STRUCTURE, kReadOnlyFlags));
+                                   g_param_spec_boxed ("model-info", "Model information",
+                                                       "The open model: backend, cuDLA version, DLA core, "
+                                                       "each tensor's name, dims, layout, type, size and raw "
+                                                       "descriptor (NULL until started)",
+                                                       GST_TYPE_STRUCTURE, kReadOnlyFlags));
 }
 
 void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
@@ -297,15 +332,33 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       if (model_may_change (self, pspec))
         s.output_scale = g_value_get_float (value);
       break;
-    case PROP_RESIZE_MODE: s.resize_mode = preprocess::ResizeMode (g_value_get_enum (value)); break;
-    case PROP_CROP_FRACTION: s.crop_fraction = g_value_get_float (value); break;
-    case PROP_PAD_VALUE: s.pad_value = g_value_get_uint (value); break;
-    case PROP_ANTIALIAS: s.antialias = g_value_get_boolean (value); break;
-    case PROP_INTERVAL: s.interval = g_value_get_uint (value); break;
-    case PROP_ACTIVATION: s.activation = postprocess::Activation (g_value_get_enum (value)); break;
-    case PROP_TOP_K: s.top_k = g_value_get_uint (value); break;
-    case PROP_THRESHOLD: s.threshold = g_value_get_float (value); break;
-    case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean (value); break;
+    case PROP_RESIZE_MODE:
+      s.resize_mode = preprocess::ResizeMode (g_value_get_enum (value));
+      break;
+    case PROP_CROP_FRACTION:
+      s.crop_fraction = g_value_get_float (value);
+      break;
+    case PROP_PAD_VALUE:
+      s.pad_value = g_value_get_uint (value);
+      break;
+    case PROP_ANTIALIAS:
+      s.antialias = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint (value);
+      break;
+    case PROP_ACTIVATION:
+      s.activation = postprocess::Activation (g_value_get_enum (value));
+      break;
+    case PROP_TOP_K:
+      s.top_k = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      s.threshold = g_value_get_float (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -324,27 +377,69 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
   }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_MODEL: g_value_set_string (value, s.model.empty () ? nullptr : s.model.c_str ()); break;
-    case PROP_LABELS: g_value_set_string (value, s.labels.empty () ? nullptr : s.labels.c_str ()); break;
-    case PROP_DLA_CORE: g_value_set_int (value, s.dla_core); break;
-    case PROP_CUDA_DEVICE_ID: g_value_set_int (value, s.cuda_device_id); break;
-    case PROP_TASK_TIMEOUT: g_value_set_uint (value, s.task_timeout_ms); break;
-    case PROP_MEAN: write_triple (value, s.mean); break;
-    case PROP_STD: write_triple (value, s.std); break;
-    case PROP_CHANNEL_ORDER: g_value_set_enum (value, int (s.channel_order)); break;
-    case PROP_INPUT_SCALE: g_value_set_float (value, s.input_scale); break;
-    case PROP_OUTPUT_SCALE: g_value_set_float (value, s.output_scale); break;
-    case PROP_RESIZE_MODE: g_value_set_enum (value, int (s.resize_mode)); break;
-    case PROP_CROP_FRACTION: g_value_set_float (value, s.crop_fraction); break;
-    case PROP_PAD_VALUE: g_value_set_uint (value, s.pad_value); break;
-    case PROP_ANTIALIAS: g_value_set_boolean (value, s.antialias); break;
-    case PROP_INTERVAL: g_value_set_uint (value, s.interval); break;
-    case PROP_ACTIVATION: g_value_set_enum (value, int (s.activation)); break;
-    case PROP_TOP_K: g_value_set_uint (value, s.top_k); break;
-    case PROP_THRESHOLD: g_value_set_float (value, s.threshold); break;
-    case PROP_POST_MESSAGES: g_value_set_boolean (value, s.post_messages); break;
-    case PROP_MODEL_INFO: g_value_set_boxed (value, self->priv->model_info); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    case PROP_MODEL:
+      g_value_set_string (value, s.model.empty () ? nullptr : s.model.c_str ());
+      break;
+    case PROP_LABELS:
+      g_value_set_string (value, s.labels.empty () ? nullptr : s.labels.c_str ());
+      break;
+    case PROP_DLA_CORE:
+      g_value_set_int (value, s.dla_core);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, s.cuda_device_id);
+      break;
+    case PROP_TASK_TIMEOUT:
+      g_value_set_uint (value, s.task_timeout_ms);
+      break;
+    case PROP_MEAN:
+      write_triple (value, s.mean);
+      break;
+    case PROP_STD:
+      write_triple (value, s.std);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, int (s.channel_order));
+      break;
+    case PROP_INPUT_SCALE:
+      g_value_set_float (value, s.input_scale);
+      break;
+    case PROP_OUTPUT_SCALE:
+      g_value_set_float (value, s.output_scale);
+      break;
+    case PROP_RESIZE_MODE:
+      g_value_set_enum (value, int (s.resize_mode));
+      break;
+    case PROP_CROP_FRACTION:
+      g_value_set_float (value, s.crop_fraction);
+      break;
+    case PROP_PAD_VALUE:
+      g_value_set_uint (value, s.pad_value);
+      break;
+    case PROP_ANTIALIAS:
+      g_value_set_boolean (value, s.antialias);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint (value, s.interval);
+      break;
+    case PROP_ACTIVATION:
+      g_value_set_enum (value, int (s.activation));
+      break;
+    case PROP_TOP_K:
+      g_value_set_uint (value, s.top_k);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_float (value, s.threshold);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_MODEL_INFO:
+      g_value_set_boxed (value, self->priv->model_info);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
   }
   GST_OBJECT_UNLOCK (self);
 }

@@ -83,19 +83,22 @@ bool parse (const std::string &text, std::vector<std::string> *out, std::string 
     if (result[i].empty ())
       result[i] = "class_" + std::to_string (i);
     if (result[i].find ('\0') != std::string::npos) {
-      *error = "line " + std::to_string (i + 1) + " holds a NUL byte: save the labels file as plain UTF-8 text";
+      *error =
+          "line " + std::to_string (i + 1) + " holds a NUL byte: save the labels file as plain UTF-8 text";
       return false;
     }
     if (!valid_utf8 (result[i])) {
-      *error = "line " + std::to_string (i + 1) + " is not valid UTF-8: save the labels file as UTF-8 (e.g. iconv -f "
+      *error = "line " + std::to_string (i + 1) +
+               " is not valid UTF-8: save the labels file as UTF-8 (e.g. iconv -f "
                "latin1 -t utf-8 old.txt > new.txt)";
       return false;
     }
   }
   /* DeepStream writes all labels on one line separated by ';': recognise and explain. */
   if (result.size () == 1 && result[0].find (';') != std::string::npos) {
-    *error = "the labels file holds one line of ';'-separated labels (DeepStream style); dlainfer wants one label "
-             "per line: convert it with  tr ';' '\\n' < old.txt > new.txt";
+    *error =
+        "the labels file holds one line of ';'-separated labels (DeepStream style); dlainfer wants one label "
+        "per line: convert it with  tr ';' '\\n' < old.txt > new.txt";
     return false;
   }
   *out = std::move (result);

@@ -6,12 +6,14 @@ namespace {
 GstStructure *tensor_structure (const dla::TensorInfo &t)
 {
   const tensor::View &v = t.view;
-  return gst_structure_new ("tensor", "name", G_TYPE_STRING, t.name.c_str (), "layout", G_TYPE_STRING,
-      tensor::layout_name (v.layout), "type", G_TYPE_STRING, tensor::elem_type_name (v.type), "n", G_TYPE_INT64,
-      gint64 (v.n), "c", G_TYPE_INT64, gint64 (v.c), "h", G_TYPE_INT64, gint64 (v.h), "w", G_TYPE_INT64, gint64 (v.w),
-      "size", G_TYPE_INT64, gint64 (v.size), "row-stride", G_TYPE_INT64, gint64 (v.row_stride), "plane-stride",
-      G_TYPE_INT64, gint64 (v.plane_stride), "batch-stride", G_TYPE_INT64, gint64 (v.batch_stride), "reading",
-      G_TYPE_STRING, t.reading.c_str (), "raw", G_TYPE_STRING, dla::describe_raw (t.raw).c_str (), nullptr);
+  return gst_structure_new (
+      "tensor", "name", G_TYPE_STRING, t.name.c_str (), "layout", G_TYPE_STRING,
+      tensor::layout_name (v.layout), "type", G_TYPE_STRING, tensor::elem_type_name (v.type), "n",
+      G_TYPE_INT64, gint64 (v.n), "c", G_TYPE_INT64, gint64 (v.c), "h", G_TYPE_INT64, gint64 (v.h), "w",
+      G_TYPE_INT64, gint64 (v.w), "size", G_TYPE_INT64, gint64 (v.size), "row-stride", G_TYPE_INT64,
+      gint64 (v.row_stride), "plane-stride", G_TYPE_INT64, gint64 (v.plane_stride), "batch-stride",
+      G_TYPE_INT64, gint64 (v.batch_stride), "reading", G_TYPE_STRING, t.reading.c_str (), "raw",
+      G_TYPE_STRING, dla::describe_raw (t.raw).c_str (), nullptr);
 }
 
 void set_tensors (GstStructure *s, const char *field, const std::vector<dla::TensorInfo> *tensors)
@@ -33,10 +35,11 @@ void set_tensors (GstStructure *s, const char *field, const std::vector<dla::Ten
 
 GstStructure *model_info_structure (const ModelDescription &d)
 {
-  GstStructure *s = gst_structure_new ("dlainfer-model-info", "model", G_TYPE_STRING, d.model.c_str (), "backend",
-      G_TYPE_STRING, d.backend.c_str (), "cudla-version", G_TYPE_STRING, d.cudla_version.c_str (), "library",
-      G_TYPE_STRING, d.library.c_str (), "dla-core", G_TYPE_INT, d.dla_core, "cuda-device", G_TYPE_INT,
-      d.cuda_device, "classes", G_TYPE_INT, d.classes, "labels", G_TYPE_INT, d.labels, nullptr);
+  GstStructure *s = gst_structure_new (
+      "dlainfer-model-info", "model", G_TYPE_STRING, d.model.c_str (), "backend", G_TYPE_STRING,
+      d.backend.c_str (), "cudla-version", G_TYPE_STRING, d.cudla_version.c_str (), "library", G_TYPE_STRING,
+      d.library.c_str (), "dla-core", G_TYPE_INT, d.dla_core, "cuda-device", G_TYPE_INT, d.cuda_device,
+      "classes", G_TYPE_INT, d.classes, "labels", G_TYPE_INT, d.labels, nullptr);
   set_tensors (s, "inputs", d.inputs);
   set_tensors (s, "outputs", d.outputs);
   gst_structure_set (s, "description", G_TYPE_STRING, d.description.c_str (), nullptr);

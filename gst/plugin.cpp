@@ -14,5 +14,5 @@ static gboolean plugin_init (GstPlugin *plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dlainfer,
-    "Video classification on the NVIDIA DLA through cuDLA", plugin_init, VERSION, "LGPL", GST_PACKAGE_NAME,
-    GST_PACKAGE_ORIGIN)
+                   "Video classification on the NVIDIA DLA through cuDLA", plugin_init, VERSION, "LGPL",
+                   GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

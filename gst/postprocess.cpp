@@ -13,13 +13,14 @@ bool is_classification_vector (const tensor::View &view, std::string *why)
   if (view.h == 1 && view.w == 1 && view.c >= 1)
     return true;
   if (why)
-    *why = "the output is " + std::to_string (view.n) + "x" + std::to_string (view.c) + "x" + std::to_string (view.h)
-        + "x" + std::to_string (view.w) + " (NxCxHxW), a classifier's output is C x 1 x 1";
+    *why = "the output is " + std::to_string (view.n) + "x" + std::to_string (view.c) + "x" +
+           std::to_string (view.h) + "x" + std::to_string (view.w) +
+           " (NxCxHxW), a classifier's output is C x 1 x 1";
   return false;
 }
 
 void read_scores (const tensor::View &view, const void *data, float int8_scale, std::vector<float> *scores,
-    int64_t batch_index)
+                  int64_t batch_index)
 {
   const auto *base = static_cast<const uint8_t *> (data);
   scores->resize (size_t (view.c));
@@ -93,7 +94,7 @@ void top_k (const std::vector<float> &scores, int k, float threshold, std::vecto
 }
 
 void run (const tensor::View &view, const void *data, const Params &params, std::vector<float> *scores,
-    std::vector<Result> *results)
+          std::vector<Result> *results)
 {
   read_scores (view, data, params.int8_scale, scores);
   activate (params.activation, scores);

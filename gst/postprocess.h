@@ -17,9 +17,9 @@ enum class Activation { kSoftmax, kSigmoid, kNone };
 
 struct Params {
   Activation activation = Activation::kSoftmax;
-  int top_k = 5;           /* at most this many results (<= 0: all classes) */
-  float threshold = 0.f;   /* results below it are dropped (after the activation) */
-  float int8_scale = 1.f;  /* dequantisation scale of an INT8 output */
+  int top_k = 5;          /* at most this many results (<= 0: all classes) */
+  float threshold = 0.f;  /* results below it are dropped (after the activation) */
+  float int8_scale = 1.f; /* dequantisation scale of an INT8 output */
 };
 
 struct Result {
@@ -34,7 +34,7 @@ bool is_classification_vector (const tensor::View &view, std::string *why);
 /* The C scores of image `batch_index` of the output at `data` (host memory, view.size bytes), as
  * float, pad lanes and padded row tails skipped. */
 void read_scores (const tensor::View &view, const void *data, float int8_scale, std::vector<float> *scores,
-    int64_t batch_index = 0);
+                  int64_t batch_index = 0);
 
 /* Applies the activation in place. Softmax is computed stably (max subtracted first). */
 void activate (Activation activation, std::vector<float> *scores);
@@ -45,6 +45,6 @@ void top_k (const std::vector<float> &scores, int k, float threshold, std::vecto
 
 /* Everything above in one call; `scores` is scratch storage the caller keeps to avoid allocating. */
 void run (const tensor::View &view, const void *data, const Params &params, std::vector<float> *scores,
-    std::vector<Result> *results);
+          std::vector<Result> *results);
 
 }  // namespace postprocess

@@ -22,6 +22,6 @@ struct FrameTimes {
  * duration=(guint64), backend=(string), class-ids=(int)<...>, labels=(string)<...>,
  * confidences=(float)<...>": the results in their order (best first). */
 GstStructure *result_structure (const GstDlaClassification *results, guint n, const FrameTimes &times,
-    GQuark backend);
+                                GQuark backend);
 
 }  // namespace dlainfer

@@ -9,13 +9,17 @@ namespace {
 
 dla::Status cuda_failure (const char *call, cudaError_t err)
 {
-  return dla::Status::Error (dla::Code::kRuntime, std::string (call) + " failed with " + cudaGetErrorName (err)
-      + " (" + std::to_string (int (err)) + "): " + cudaGetErrorString (err));
+  return dla::Status::Error (dla::Code::kRuntime,
+                             std::string (call) + " failed with " + cudaGetErrorName (err) + " (" +
+                                 std::to_string (int (err)) + "): " + cudaGetErrorString (err));
 }
 
 }  // namespace
 
-Staging::~Staging () { release (); }
+Staging::~Staging ()
+{
+  release ();
+}
 
 void Staging::release () noexcept
 {
@@ -52,8 +56,9 @@ dla::Status Staging::reserve (size_t bytes)
 dla::Status Staging::upload (size_t bytes, void *stream)
 {
   if (bytes > capacity_)
-    return dla::Status::Error (dla::Code::kRuntime, "upload of " + std::to_string (bytes)
-        + " bytes exceeds the staging buffer of " + std::to_string (capacity_));
+    return dla::Status::Error (dla::Code::kRuntime, "upload of " + std::to_string (bytes) +
+                                                        " bytes exceeds the staging buffer of " +
+                                                        std::to_string (capacity_));
   const cudaError_t err =
       cudaMemcpyAsync (device_, host_, bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t> (stream));
   return err == cudaSuccess ? dla::Status::Ok () : cuda_failure ("cudaMemcpyAsync (upload)", err);

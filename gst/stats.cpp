@@ -19,8 +19,8 @@ void Stats::reset ()
   preprocess_ = dla_ = postprocess_ = total_ = Timing ();
 }
 
-void Stats::inferred (
-    float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph)
+void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
+                      bool from_graph)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   ++frames_;
@@ -62,16 +62,18 @@ GstStructure *Stats::to_structure () const
     t[2] = postprocess_;
     t[3] = total_;
   }
-  GstStructure *s = gst_structure_new ("dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences",
-      G_TYPE_UINT64, guint64 (inferences), "skipped", G_TYPE_UINT64, guint64 (skipped), "errors", G_TYPE_UINT64,
+  GstStructure *s = gst_structure_new (
+      "dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences", G_TYPE_UINT64,
+      guint64 (inferences), "skipped", G_TYPE_UINT64, guint64 (skipped), "errors", G_TYPE_UINT64,
       guint64 (errors), "graph-launches", G_TYPE_UINT64, guint64 (graph_launches), nullptr);
   static const char *const names[4][3] = {{"preprocess-mean-ms", "preprocess-max-ms", "preprocess-timed"},
-      {"dla-mean-ms", "dla-max-ms", "dla-timed"}, {"postprocess-mean-ms", "postprocess-max-ms", "postprocess-timed"},
-      {"total-mean-ms", "total-max-ms", "total-timed"}};
+                                          {"dla-mean-ms", "dla-max-ms", "dla-timed"},
+                                          {"postprocess-mean-ms", "postprocess-max-ms", "postprocess-timed"},
+                                          {"total-mean-ms", "total-max-ms", "total-timed"}};
   /* "-timed": how many inferences the mean is over, so a reader can take a window's mean. */
   for (int i = 0; i < 4; ++i)
-    gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max, names[i][2],
-        G_TYPE_UINT64, guint64 (t[i].count), nullptr);
+    gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max,
+                       names[i][2], G_TYPE_UINT64, guint64 (t[i].count), nullptr);
   return s;
 }
 

@@ -36,8 +36,9 @@ inline cudaError_t start (const KernelLaunch &k, cudaStream_t stream)
 template <class Args>
 KernelLaunch launch_of (void (*kernel) (Args), const Args &args, dim3 grid, dim3 block)
 {
-  static_assert (sizeof (Args) <= sizeof (KernelLaunch::param), "the argument struct must fit the parameter block");
-  KernelLaunch k {};
+  static_assert (sizeof (Args) <= sizeof (KernelLaunch::param),
+                 "the argument struct must fit the parameter block");
+  KernelLaunch k{};
   k.function = reinterpret_cast<const void *> (kernel);
   k.grid = grid;
   k.block = block;

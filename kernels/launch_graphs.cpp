@@ -13,9 +13,9 @@ bool same_dims (const dim3 &a, const dim3 &b)
 
 bool same (const KernelLaunch &a, const KernelLaunch &b)
 {
-  return a.function == b.function && a.param_bytes == b.param_bytes && a.shared_bytes == b.shared_bytes
-      && same_dims (a.grid, b.grid) && same_dims (a.block, b.block)
-      && std::memcmp (a.param, b.param, a.param_bytes) == 0;
+  return a.function == b.function && a.param_bytes == b.param_bytes && a.shared_bytes == b.shared_bytes &&
+         same_dims (a.grid, b.grid) && same_dims (a.block, b.block) &&
+         std::memcmp (a.param, b.param, a.param_bytes) == 0;
 }
 }  // namespace
 
@@ -50,8 +50,8 @@ LaunchGraphs::Entry &LaunchGraphs::insert (const KernelLaunch &k)
   if (entries_.size () < kCapacity) {
     e = &entries_.emplace_back ();
   } else {
-    e = &*std::min_element (
-        entries_.begin (), entries_.end (), [] (const Entry &a, const Entry &b) { return a.used < b.used; });
+    e = &*std::min_element (entries_.begin (), entries_.end (),
+                            [] (const Entry &a, const Entry &b) { return a.used < b.used; });
     if (e->graph)
       cudaGraphExecDestroy (e->graph);
     *e = Entry ();
@@ -63,7 +63,7 @@ LaunchGraphs::Entry &LaunchGraphs::insert (const KernelLaunch &k)
 void LaunchGraphs::make_graph (Entry *e)
 {
   cudaGraph_t graph = nullptr;
-  cudaKernelNodeParams node {};
+  cudaKernelNodeParams node{};
   void *args[] = {e->launch.param};
   node.func = const_cast<void *> (e->launch.function);
   node.gridDim = e->launch.grid;
@@ -71,9 +71,9 @@ void LaunchGraphs::make_graph (Entry *e)
   node.sharedMemBytes = unsigned (e->launch.shared_bytes);
   node.kernelParams = args;
   cudaGraphNode_t added = nullptr;
-  bool ok = cudaGraphCreate (&graph, 0) == cudaSuccess
-      && cudaGraphAddKernelNode (&added, graph, nullptr, 0, &node) == cudaSuccess
-      && cudaGraphInstantiate (&e->graph, graph, 0) == cudaSuccess;
+  bool ok = cudaGraphCreate (&graph, 0) == cudaSuccess &&
+            cudaGraphAddKernelNode (&added, graph, nullptr, 0, &node) == cudaSuccess &&
+            cudaGraphInstantiate (&e->graph, graph, 0) == cudaSuccess;
   if (graph)
     cudaGraphDestroy (graph);
   if (!ok) {

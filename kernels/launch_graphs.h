@@ -38,8 +38,8 @@ class LaunchGraphs {
   cudaError_t launch (const KernelLaunch &k, cudaStream_t stream) { return launch (prepare (k), stream); }
 
   bool graphed (size_t entry) const { return entries_[entry].graph; } /* launch() replays a graph */
-  size_t graphs () const;                   /* graphs held now */
-  uint64_t replays () const { return replays_; } /* launches made from a graph */
+  size_t graphs () const;                                             /* graphs held now */
+  uint64_t replays () const { return replays_; }                      /* launches made from a graph */
 
  private:
   struct Entry {

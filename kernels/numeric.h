@@ -18,30 +18,30 @@ inline uint16_t float_to_half (float f)
   const uint32_t exp = (x >> 23) & 0xffu;
   uint32_t mant = x & 0x7fffffu;
 
-  if (exp == 0xffu)  /* inf or NaN (keep a quiet NaN) */
+  if (exp == 0xffu) /* inf or NaN (keep a quiet NaN) */
     return uint16_t (sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
 
   const int32_t e = int32_t (exp) - 127 + 15;
-  if (e >= 0x1f)  /* too large: inf */
+  if (e >= 0x1f) /* too large: inf */
     return uint16_t (sign | 0x7c00u);
 
-  if (e <= 0) {  /* half subnormal or zero */
+  if (e <= 0) { /* half subnormal or zero */
     if (e < -10)
-      return sign;  /* below half the smallest subnormal: rounds to zero */
-    mant |= 0x800000u;  /* implicit bit */
+      return sign;     /* below half the smallest subnormal: rounds to zero */
+    mant |= 0x800000u; /* implicit bit */
     const uint32_t shift = uint32_t (14 - e);
     uint32_t h = mant >> shift;
     const uint32_t rem = mant & ((1u << shift) - 1u);
     const uint32_t half = 1u << (shift - 1);
     if (rem > half || (rem == half && (h & 1u)))
-      ++h;  /* may carry into the smallest normal: still the right bits */
+      ++h; /* may carry into the smallest normal: still the right bits */
     return uint16_t (sign | h);
   }
 
   uint32_t h = (uint32_t (e) << 10) | (mant >> 13);
   const uint32_t rem = mant & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-    ++h;  /* a carry out of the mantissa bumps the exponent, up to inf: correct */
+    ++h; /* a carry out of the mantissa bumps the exponent, up to inf: correct */
   return uint16_t (sign | h);
 }
 
@@ -54,7 +54,7 @@ inline float half_to_float (uint16_t h)
   if (exp == 0) {
     if (mant == 0) {
       x = sign;
-    } else {  /* subnormal: normalise */
+    } else { /* subnormal: normalise */
       int32_t e = -1;
       do {
         ++e;
@@ -85,6 +85,9 @@ inline int8_t quantize_int8 (float value, float scale)
   return int8_t (q);
 }
 
-inline float dequantize_int8 (int8_t q, float scale) { return float (q) * scale; }
+inline float dequantize_int8 (int8_t q, float scale)
+{
+  return float (q) * scale;
+}
 
 }  // namespace tensor

@@ -54,11 +54,11 @@ struct Colour {
 
 enum class Source : int { kNV12, kI420, kPacked };
 
-constexpr int kTileW = 32;         /* output vectors per tile row: one warp */
-constexpr int kMaxTileH = 8;       /* tile rows: 8 for bilinear, 4 or 8 for antialias (see launch) */
-constexpr int kThreads = 256;      /* block (kTileW, 8) */
-constexpr int kWideThreads = 512;  /* block (kTileW, 16): antialias tiles of 4 rows */
-constexpr int kSlotRows = 320;     /* rows of kTileW horizontal sums (all planes and channels) per block */
+constexpr int kTileW = 32;        /* output vectors per tile row: one warp */
+constexpr int kMaxTileH = 8;      /* tile rows: 8 for bilinear, 4 or 8 for antialias (see launch) */
+constexpr int kThreads = 256;     /* block (kTileW, 8) */
+constexpr int kWideThreads = 512; /* block (kTileW, 16): antialias tiles of 4 rows */
+constexpr int kSlotRows = 320;    /* rows of kTileW horizontal sums (all planes and channels) per block */
 
 struct Args {
   /* What every block reads first (its tile's centres) sits together at the start: a new launch's
@@ -218,7 +218,8 @@ __device__ __forceinline__ void gather_pair (const Pair &x, const Pair &y, Fetch
 }
 
 template <int N>
-__device__ __forceinline__ void combine_pair (const Pair &x, const Pair &y, const float v[2][2][N], float out[N])
+__device__ __forceinline__ void combine_pair (const Pair &x, const Pair &y, const float v[2][2][N],
+                                              float out[N])
 {
   for (int n = 0; n < N; ++n)
     out[n] = y.w0 * (x.w0 * v[0][0][n] + x.w1 * v[0][1][n]) + y.w1 * (x.w0 * v[1][0][n] + x.w1 * v[1][1][n]);
@@ -241,8 +242,8 @@ __device__ __forceinline__ void gather_fixed (const Taps &tx, const Taps &ty, Fe
   PREPROCESS_PRAGMA (unroll)
   for (int j = 0; j < K; ++j)
     PREPROCESS_PRAGMA (unroll)
-    for (int i = 0; i < K; ++i)
-      fetch (xs[i], ys[j], g.v[j][i]);
+  for (int i = 0; i < K; ++i)
+    fetch (xs[i], ys[j], g.v[j][i]);
 }
 
 template <int K, int N>
@@ -387,35 +388,43 @@ __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const
                             float rgb[3])
 {
   if (a.source == Source::kPacked) {
-    resample<3> (lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, rgb);
+    resample<3> (
+        lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, rgb);
     return;
   }
   float y, uv[2];
-  resample<1> (lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
+  resample<1> (
+      lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
   if (a.source == Source::kNV12)
-    resample<2> (cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
+    resample<2> (
+        cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
   else
-    resample<2> (cx, cy, [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); }, uv);
+    resample<2> (
+        cx, cy, [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); }, uv);
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
 /* Bilinear sampling of one output (every support 1) from its pairs: the loads of every plane are
  * issued before any of them is used, so one trip to memory serves all. */
-__device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, const Pair &cx, const Pair &cy,
-                                 float rgb[3])
+__device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, const Pair &cx,
+                                 const Pair &cy, float rgb[3])
 {
   if (a.source == Source::kPacked) {
     float v[2][2][3];
-    gather_pair<3> (lx, ly, [&] (int x, int y, float o[3]) { packed_at (a, y) (x, o); }, v);
+    gather_pair<3> (
+        lx, ly, [&] (int x, int y, float o[3]) { packed_at (a, y) (x, o); }, v);
     combine_pair<3> (lx, ly, v, rgb);
     return;
   }
   float vy[2][2][1], vc[2][2][2];
-  gather_pair<1> (lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
+  gather_pair<1> (
+      lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
   if (a.source == Source::kNV12)
-    gather_pair<2> (cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
+    gather_pair<2> (
+        cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
   else
-    gather_pair<2> (cx, cy, [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); }, vc);
+    gather_pair<2> (
+        cx, cy, [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); }, vc);
   float y, uv[2];
   combine_pair<1> (lx, ly, vy, &y);
   combine_pair<2> (cx, cy, vc, uv);
@@ -448,7 +457,8 @@ __device__ SlotMap map_slots (const Taps *ty, int th)
 }
 
 /* Vertical pass of one output from the horizontal sums h (slots of kTileW floats). */
-__device__ __forceinline__ float column_sum (const float *h, int base, const Taps &ty, const Taps &tx, int col)
+__device__ __forceinline__ float column_sum (const float *h, int base, const Taps &ty, const Taps &tx,
+                                             int col)
 {
   float acc = 0.f;
   const float *p = h + col;
@@ -480,11 +490,12 @@ template <tensor::Layout L, tensor::ElemType T>
 __device__ __forceinline__ void store (const Args &a, int batch, int ox, int oy, const uint32_t e[3])
 {
   constexpr int es = T == tensor::ElemType::kFp16 ? 2 : 1;
-  constexpr int lanes = L == tensor::Layout::kChw16 ? 16
-                        : L == tensor::Layout::kChw32 ? 32
+  constexpr int lanes = L == tensor::Layout::kChw16     ? 16
+                        : L == tensor::Layout::kChw32   ? 32
                         : L == tensor::Layout::kDlaHwc4 ? 4
                                                         : 1;
-  uint8_t *base = a.dst_ptr + batch * a.dst.batch_stride + oy * a.dst.row_stride + int64_t (ox) * (lanes * es);
+  uint8_t *base =
+      a.dst_ptr + batch * a.dst.batch_stride + oy * a.dst.row_stride + int64_t (ox) * (lanes * es);
   if (L == tensor::Layout::kDlaLinear) {
     for (int c = 0; c < 3; ++c) {
       uint8_t *p = base + c * a.dst.plane_stride;
@@ -531,7 +542,8 @@ __device__ __forceinline__ void block_sync ()
 /* Output (ox, oy): letterbox pad or sample (vx, vy, rgb), then normalise, encode and store the
  * whole vector (zeros in the row tail). */
 template <tensor::Layout L, tensor::ElemType T, typename Sample>
-__device__ __forceinline__ void write_output (const Args &a, const detail::RoiPlan &r, int ox, int oy, Sample sample)
+__device__ __forceinline__ void write_output (const Args &a, const detail::RoiPlan &r, int ox, int oy,
+                                              Sample sample)
 {
   if (ox >= a.vectors_per_row || oy >= a.dst_h)
     return;
@@ -560,8 +572,8 @@ __device__ __forceinline__ void write_output (const Args &a, const detail::RoiPl
  * (luma x, chroma x, luma y, chroma y), one per lane, so the four run side by side through one copy
  * of the code; emit (kind, lane, in, centre, axis, chroma) stores what the kernel needs of it. */
 template <typename Emit>
-__device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPlan &r, int ox0, int oy0, int th,
-                                              Emit emit)
+__device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPlan &r, int ox0, int oy0,
+                                              int th, Emit emit)
 {
   const bool yuv = a.source != Source::kPacked;
   each_thread ([&] (int t) {
@@ -572,10 +584,11 @@ __device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPl
     const detail::AxisPlan ax = vertical ? r.y : r.x;
     const int o = (vertical ? oy0 : ox0) + lane, v = o + ax.off;
     const bool in = o < (vertical ? a.dst_h : a.dst_w) && v >= 0 && v < ax.size;
-    Centre c {};
+    Centre c{};
     if (in) {
       const bool cosited = vertical ? a.cosited_v : a.cosited_h;
-      c = a.narrow ? axis_centre<int> (ax, v, chroma, cosited) : axis_centre<int64_t> (ax, v, chroma, cosited);
+      c = a.narrow ? axis_centre<int> (ax, v, chroma, cosited)
+                   : axis_centre<int64_t> (ax, v, chroma, cosited);
     }
     emit (kind, lane, in, c, ax, chroma);
   });
@@ -583,8 +596,8 @@ __device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPl
 
 /* Phase 3 of both kernels: one output per thread, sampled by sample (tile column, tile row, rgb). */
 template <tensor::Layout L, tensor::ElemType T, typename Sample>
-__device__ __forceinline__ void tile_outputs (const Args &a, const detail::RoiPlan &r, int ox0, int oy0, int th,
-                                              Sample sample)
+__device__ __forceinline__ void tile_outputs (const Args &a, const detail::RoiPlan &r, int ox0, int oy0,
+                                              int th, Sample sample)
 {
   each_thread ([&] (int t) {
     if (t >= kTileW * th)
@@ -784,15 +797,15 @@ void with_kind (const tensor::View &dst, F &&f)
            : f (Kind<Layout::kDlaLinear, ElemType::kInt8> ());
       break;
     case Layout::kDlaHwc4:
-      fp16 ? f (Kind<Layout::kDlaHwc4, ElemType::kFp16> ())
-           : f (Kind<Layout::kDlaHwc4, ElemType::kInt8> ());
+      fp16 ? f (Kind<Layout::kDlaHwc4, ElemType::kFp16> ()) : f (Kind<Layout::kDlaHwc4, ElemType::kInt8> ());
       break;
   }
 }
 
 /* A launch's arguments (into `a`, value-initialised by the caller), grid and shared memory. */
 Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-                const Roi *rois, int n_rois, Args &a, dim3 *grid, dim3 *block, size_t *smem, std::string *error)
+                const Roi *rois, int n_rois, Args &a, dim3 *grid, dim3 *block, size_t *smem,
+                std::string *error)
 {
   const Status s = detail::make_plan (src, dst, dst_ptr, p, rois, n_rois, &a.plan, error);
   if (s != Status::kOk)
@@ -904,11 +917,11 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
 Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                     const Roi *rois, int n_rois, KernelLaunch *out, std::string *error)
 {
-  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch)
-                 && offsetof (KernelLaunch, param) % alignof (Args) == 0);
+  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch) &&
+                 offsetof (KernelLaunch, param) % alignof (Args) == 0);
   /* Zero bytes first, padding included: equal launches compare equal byte for byte (LaunchGraphs). */
   std::memset (static_cast<void *> (out), 0, sizeof *out);
-  Args &a = *new (out->param) Args {};
+  Args &a = *new (out->param) Args{};
   const Status s =
       prepare (src, dst, dst_ptr, p, rois, n_rois, a, &out->grid, &out->block, &out->shared_bytes, error);
   if (s != Status::kOk)

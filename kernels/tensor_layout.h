@@ -28,38 +28,45 @@ enum class ElemType : uint8_t { kFp16 = 0, kInt8 = 1 };
 /* Row alignment of dla_linear and dla_hwc4 on Orin (Xavier used 32). */
 constexpr int64_t kRowAlignBytes = 64;
 
-TENSOR_HD constexpr int64_t round_up (int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-TENSOR_HD constexpr int64_t div_up (int64_t v, int64_t m) { return (v + m - 1) / m; }
+TENSOR_HD constexpr int64_t round_up (int64_t v, int64_t m)
+{
+  return (v + m - 1) / m * m;
+}
+TENSOR_HD constexpr int64_t div_up (int64_t v, int64_t m)
+{
+  return (v + m - 1) / m;
+}
 
-TENSOR_HD constexpr int elem_size (ElemType t) { return t == ElemType::kFp16 ? 2 : 1; }
+TENSOR_HD constexpr int elem_size (ElemType t)
+{
+  return t == ElemType::kFp16 ? 2 : 1;
+}
 
 /* Whether a layout holds a type at all (chw16 is FP16-only, chw32 INT8-only). */
 TENSOR_HD constexpr bool layout_supports (Layout l, ElemType t)
 {
-  return l == Layout::kChw16 ? t == ElemType::kFp16
-       : l == Layout::kChw32 ? t == ElemType::kInt8
-                             : true;
+  return l == Layout::kChw16 ? t == ElemType::kFp16 : l == Layout::kChw32 ? t == ElemType::kInt8 : true;
 }
 
 /* Channels per pixel vector for a layout and a channel count. */
 TENSOR_HD constexpr int layout_lanes (Layout l, int64_t channels)
 {
-  return l == Layout::kChw16 ? 16
-       : l == Layout::kChw32 ? 32
-       : l == Layout::kDlaHwc4 ? (channels == 1 ? 1 : 4)
-                               : 1;
+  return l == Layout::kChw16     ? 16
+         : l == Layout::kChw32   ? 32
+         : l == Layout::kDlaHwc4 ? (channels == 1 ? 1 : 4)
+                                 : 1;
 }
 
 /* A tensor in device or host memory: dims plus byte strides (POD, copyable to kernels). */
 struct View {
   Layout layout;
   ElemType type;
-  int32_t lanes;         /* channels per pixel vector */
-  int64_t n, c, h, w;    /* logical dims: c is the real channel count (3), not the padded one */
-  int64_t row_stride;    /* bytes between rows */
-  int64_t plane_stride;  /* bytes between channel groups of lanes channels */
-  int64_t batch_stride;  /* bytes between images */
-  int64_t size;          /* total bytes, padding included */
+  int32_t lanes;        /* channels per pixel vector */
+  int64_t n, c, h, w;   /* logical dims: c is the real channel count (3), not the padded one */
+  int64_t row_stride;   /* bytes between rows */
+  int64_t plane_stride; /* bytes between channel groups of lanes channels */
+  int64_t batch_stride; /* bytes between images */
+  int64_t size;         /* total bytes, padding included */
 
   TENSOR_HD int64_t pixel_stride () const { return int64_t (lanes) * elem_size (type); }
   TENSOR_HD int64_t groups () const { return div_up (c, lanes); }
@@ -67,8 +74,8 @@ struct View {
   /* Number of valid (unpadded) elements in a row of pixel vectors: w * lanes. */
   TENSOR_HD int64_t offset (int64_t in, int64_t ic, int64_t ih, int64_t iw) const
   {
-    return in * batch_stride + (ic / lanes) * plane_stride + ih * row_stride
-        + iw * pixel_stride () + (ic % lanes) * elem_size (type);
+    return in * batch_stride + (ic / lanes) * plane_stride + ih * row_stride + iw * pixel_stride () +
+           (ic % lanes) * elem_size (type);
   }
 };
 
@@ -84,7 +91,7 @@ TENSOR_HD bool make_view (Layout l, ElemType t, int64_t n, int64_t c, int64_t h,
 {
   if (n < 1 || c < 1 || h < 1 || w < 1 || !layout_supports (l, t) || !layout_channels_ok (l, c))
     return false;
-  View v {};
+  View v{};
   v.layout = l;
   v.type = t;
   v.lanes = layout_lanes (l, c);
@@ -106,14 +113,21 @@ TENSOR_HD bool make_view (Layout l, ElemType t, int64_t n, int64_t c, int64_t h,
 inline const char *layout_name (Layout l)
 {
   switch (l) {
-    case Layout::kChw16: return "chw16";
-    case Layout::kChw32: return "chw32";
-    case Layout::kDlaLinear: return "dla_linear";
-    case Layout::kDlaHwc4: return "dla_hwc4";
+    case Layout::kChw16:
+      return "chw16";
+    case Layout::kChw32:
+      return "chw32";
+    case Layout::kDlaLinear:
+      return "dla_linear";
+    case Layout::kDlaHwc4:
+      return "dla_hwc4";
   }
   return "unknown";
 }
 
-inline const char *elem_type_name (ElemType t) { return t == ElemType::kFp16 ? "fp16" : "int8"; }
+inline const char *elem_type_name (ElemType t)
+{
+  return t == ElemType::kFp16 ? "fp16" : "int8";
+}
 
 }  // namespace tensor

@@ -25,9 +25,9 @@ struct Colour {
   const char *name;
   guint32 argb;
 };
-constexpr Colour kColours[] = {{"black", 0xff000000}, {"white", 0xffffffff}, {"red", 0xffff0000},
-    {"green", 0xff00ff00}, {"blue", 0xff0000ff}, {"yellow", 0xffffff00}, {"cyan", 0xff00ffff},
-    {"magenta", 0xffff00ff}};
+constexpr Colour kColours[] = {{"black", 0xff000000}, {"white", 0xffffffff},  {"red", 0xffff0000},
+                               {"green", 0xff00ff00}, {"blue", 0xff0000ff},   {"yellow", 0xffffff00},
+                               {"cyan", 0xff00ffff},  {"magenta", 0xffff00ff}};
 constexpr int kNumColours = 8;
 
 struct Demo {
@@ -44,7 +44,10 @@ struct Demo {
   std::string backend;
 };
 
-const Colour &colour_of (const Demo &d, guint64 frame) { return kColours[(frame / d.per_colour) % kNumColours]; }
+const Colour &colour_of (const Demo &d, guint64 frame)
+{
+  return kColours[(frame / d.per_colour) % kNumColours];
+}
 
 /* videotestsrc's src pad: buffer n has just been painted; paint n + 1 in its colour. The source's
  * loop creates the next frame only after this returns, in this thread, so there is no race. */
@@ -130,7 +133,8 @@ int main (int argc, char **argv)
       {"frames", 'n', 0, G_OPTION_ARG_INT, &frames, "frames to run (default 32)", "N"},
       {"per-colour", 0, 0, G_OPTION_ARG_INT, &per_colour, "frames per colour (default 4)", "N"},
       {"size", 0, 0, G_OPTION_ARG_INT, &width, "frame width (height = width * 9 / 16; default 640)", "W"},
-      {"png-dir", 0, 0, G_OPTION_ARG_FILENAME, &png_dir, "write the first frame of each colour as a PNG here", "DIR"},
+      {"png-dir", 0, 0, G_OPTION_ARG_FILENAME, &png_dir, "write the first frame of each colour as a PNG here",
+       "DIR"},
       {"expect-colours", 0, 0, G_OPTION_ARG_NONE, &expect, "check each label against the painted colour",
        nullptr},
       {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "another dlainfer property (repeatable)", "PROP=VALUE"},
@@ -142,7 +146,8 @@ int main (int argc, char **argv)
   const bool parsed = g_option_context_parse (opts, &argc, &argv, &err);
   g_option_context_free (opts);
   if (!parsed || !model || frames < 1 || per_colour < 1 || width < 16) {
-    std::fprintf (stderr, "dlainfer-demo: %s\n", err ? err->message : "--model FILE is required (see --help)");
+    std::fprintf (stderr, "dlainfer-demo: %s\n",
+                  err ? err->message : "--model FILE is required (see --help)");
     g_clear_error (&err);
     return 2;
   }
@@ -161,27 +166,31 @@ int main (int argc, char **argv)
   d.expect = expect;
   const bool png = png_dir && have ("textoverlay") && have ("pngenc") && have ("multifilesink");
   if (png_dir && !png)
-    std::printf ("dlainfer-demo: no PNG frames: textoverlay, pngenc or multifilesink is missing "
-                 "(gstreamer1.0-x, gstreamer1.0-plugins-good)\n");
+    std::printf (
+        "dlainfer-demo: no PNG frames: textoverlay, pngenc or multifilesink is missing "
+        "(gstreamer1.0-x, gstreamer1.0-plugins-good)\n");
   std::string tail = "fakesink";
   if (png) {
     d.png_dir = png_dir;
     g_mkdir_with_parents (png_dir, 0755);
     gchar *loc = g_build_filename (png_dir, "frame-%02d.png", nullptr);
-    tail = std::string ("cudadownload ! textoverlay name=overlay font-desc=\"Sans Bold 28\" valignment=top "
-                        "halignment=left shaded-background=true ! videoconvert ! pngenc ! multifilesink location=\"")
-        + loc + "\"";
+    tail = std::string (
+               "cudadownload ! textoverlay name=overlay font-desc=\"Sans Bold 28\" valignment=top "
+               "halignment=left shaded-background=true ! videoconvert ! pngenc ! multifilesink location=\"") +
+           loc + "\"";
     g_free (loc);
   }
-  gchar *desc = g_strdup_printf ("videotestsrc name=src pattern=solid-color num-buffers=%d foreground-color=%u "
-                                 "! video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 "
-                                 "! cudaupload ! video/x-raw(memory:CUDAMemory) "
-                                 "! dlainfer name=infer model=\"%s\" %s%s%s ! %s",
+  gchar *desc = g_strdup_printf (
+      "videotestsrc name=src pattern=solid-color num-buffers=%d foreground-color=%u "
+      "! video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 "
+      "! cudaupload ! video/x-raw(memory:CUDAMemory) "
+      "! dlainfer name=infer model=\"%s\" %s%s%s ! %s",
       frames, kColours[0].argb, width, height, model, labels ? "labels=\"" : "", labels ? labels : "",
       labels ? "\"" : "", tail.c_str ());
   GstElement *pipeline = gst_parse_launch (desc, &err);
   if (!pipeline || err) {
-    std::fprintf (stderr, "dlainfer-demo: cannot build the pipeline: %s\n  %s\n", err ? err->message : "?", desc);
+    std::fprintf (stderr, "dlainfer-demo: cannot build the pipeline: %s\n  %s\n", err ? err->message : "?",
+                  desc);
     return 1;
   }
   g_free (desc);
@@ -205,12 +214,12 @@ int main (int argc, char **argv)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+                                                GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *dbg = nullptr;
     gst_message_parse_error (msg, &err, &dbg);
-    std::printf ("dlainfer-demo: error from %s: %s (%s)\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
-        dbg ? dbg : "");
+    std::printf ("dlainfer-demo: error from %s: %s (%s)\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+                 err->message, dbg ? dbg : "");
     g_clear_error (&err);
     g_free (dbg);
     rc = 1;
@@ -227,7 +236,8 @@ int main (int argc, char **argv)
     std::printf (", %d PNG frames in %s", d.pngs, d.png_dir.c_str ());
   std::printf ("\n");
   if (d.backend == "swdla")
-    std::printf ("note: swdla is a software DLA for tests: these results come from the GPU, not from a DLA\n");
+    std::printf (
+        "note: swdla is a software DLA for tests: these results come from the GPU, not from a DLA\n");
   if (d.classified != guint64 (frames) || d.without_meta > 0 || (expect && d.as_expected != d.classified))
     rc = rc ? rc : 1;
 

@@ -62,8 +62,9 @@ GstPadProbeReturn print_result (GstPad *, GstPadProbeInfo *info, gpointer user_d
     const GstDlaClassification &r = meta->results[i];
     char conf[32];
     std::snprintf (conf, sizeof conf, "%.4f", r.confidence);
-    line += std::string (i ? "," : "") + "{\"class_id\":" + std::to_string (r.class_id)
-        + ",\"label\":" + json_string (gst_dla_classification_meta_get_label (meta, i)) + ",\"confidence\":" + conf + "}";
+    line += std::string (i ? "," : "") + "{\"class_id\":" + std::to_string (r.class_id) +
+            ",\"label\":" + json_string (gst_dla_classification_meta_get_label (meta, i)) +
+            ",\"confidence\":" + conf + "}";
   }
   std::printf ("%s]}\n", line.c_str ());
   std::fflush (stdout);
@@ -106,8 +107,8 @@ int main (int argc, char **argv)
    * as an explicit capsfilter: gst_parse_bin_from_description here took the `! video/x-raw` shorthand
    * for an element named "video". */
   std::string src_desc = source ? source
-                                : "videotestsrc num-buffers=" + std::to_string (frames)
-          + " ! capsfilter caps=video/x-raw,format=NV12,width=1280,height=720";
+                                : "videotestsrc num-buffers=" + std::to_string (frames) +
+                                      " ! capsfilter caps=video/x-raw,format=NV12,width=1280,height=720";
   GstElement *src = gst_parse_bin_from_description (src_desc.c_str (), TRUE, &err);
   if (!src) {
     std::fprintf (stderr, "dlainfer-example: bad --source: %s\n", err ? err->message : "?");
@@ -145,12 +146,12 @@ int main (int argc, char **argv)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+                                                GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     gchar *dbg = nullptr;
     gst_message_parse_error (msg, &err, &dbg);
-    std::fprintf (stderr, "dlainfer-example: error from %s: %s\n%s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
-        err->message, dbg ? dbg : "");
+    std::fprintf (stderr, "dlainfer-example: error from %s: %s\n%s\n",
+                  GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message, dbg ? dbg : "");
     g_clear_error (&err);
     g_free (dbg);
     rc = 1;

@@ -15,6 +15,8 @@
  * CUDA device / DLA core (the file's kind was printed, its tensors were not); 6 the library
  * refused the model or a descriptor maps to no layout dlainfer supports; 7 a task failed or
  * --expect found a mismatch. */
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -29,8 +31,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <cuda_runtime_api.h>
 
 #include "cuda_resources.h"
 #include "descriptor_map.h"
@@ -68,7 +68,7 @@ struct Options {
   std::string file;
   bool identify = false;
   long runs = 0;
-  std::vector<int> cores {0};
+  std::vector<int> cores{0};
   int handles = 1, queue = 1, warmup = 2;
   long seed = -1;
   std::string input, output, expect;
@@ -96,22 +96,35 @@ bool parse (int argc, char **argv, Options *o, std::string *why)
     const char *s = nullptr;
     if (a == "--identify") {
       o->identify = true;
-    } else if (a == "--run" || a == "--core" || a == "--handles" || a == "--queue" || a == "--warmup"
-        || a == "--random" || a == "--ulps" || a == "--steps") {
-      const long hi = a == "--run" ? 100000000 : a == "--core" ? 15 : a == "--handles" ? 16
-          : a == "--queue" ? 4096 : a == "--random" ? 0x7fffffff : 100000;
-      if (!(s = value ()) || !parse_int (s, a == "--run" || a == "--handles" || a == "--queue" ? 1 : 0, hi, &v)) {
+    } else if (a == "--run" || a == "--core" || a == "--handles" || a == "--queue" || a == "--warmup" ||
+               a == "--random" || a == "--ulps" || a == "--steps") {
+      const long hi = a == "--run"       ? 100000000
+                      : a == "--core"    ? 15
+                      : a == "--handles" ? 16
+                      : a == "--queue"   ? 4096
+                      : a == "--random"  ? 0x7fffffff
+                                         : 100000;
+      if (!(s = value ()) ||
+          !parse_int (s, a == "--run" || a == "--handles" || a == "--queue" ? 1 : 0, hi, &v)) {
         *why = a + " takes a whole number in range";
         return false;
       }
-      if (a == "--run") o->runs = v;
-      if (a == "--core") o->cores = {int (v)};
-      if (a == "--handles") o->handles = int (v);
-      if (a == "--queue") o->queue = int (v);
-      if (a == "--warmup") o->warmup = int (v);
-      if (a == "--random") o->seed = v;
-      if (a == "--ulps") o->ulps = int (v);
-      if (a == "--steps") o->steps = int (v);
+      if (a == "--run")
+        o->runs = v;
+      if (a == "--core")
+        o->cores = {int (v)};
+      if (a == "--handles")
+        o->handles = int (v);
+      if (a == "--queue")
+        o->queue = int (v);
+      if (a == "--warmup")
+        o->warmup = int (v);
+      if (a == "--random")
+        o->seed = v;
+      if (a == "--ulps")
+        o->ulps = int (v);
+      if (a == "--steps")
+        o->steps = int (v);
     } else if (a == "--cores") {
       if (!(s = value ())) {
         *why = "--cores takes a list such as 0,1";
@@ -174,7 +187,8 @@ bool parse (int argc, char **argv, Options *o, std::string *why)
 
 uint32_t le32 (const std::vector<uint8_t> &b, size_t off)
 {
-  return uint32_t (b[off]) | uint32_t (b[off + 1]) << 8 | uint32_t (b[off + 2]) << 16 | uint32_t (b[off + 3]) << 24;
+  return uint32_t (b[off]) | uint32_t (b[off + 1]) << 8 | uint32_t (b[off + 2]) << 16 |
+         uint32_t (b[off + 3]) << 24;
 }
 
 /* What the file is, from its bytes alone. Returns the exit code for a file that cannot load. */
@@ -188,8 +202,10 @@ int identify (const std::string &path, const std::vector<uint8_t> &b)
       return kOk;
     case dla::ModelKind::kTensorRtEngine:
       std::printf ("kind: TensorRT engine ('ftrt' at byte 0)\n");
-      std::printf ("note: this is a TensorRT engine, not a cuDLA loadable: rebuild with trtexec "
-                   "--buildDLAStandalone (%s)\n", dla::kTrtexecRecipe);
+      std::printf (
+          "note: this is a TensorRT engine, not a cuDLA loadable: rebuild with trtexec "
+          "--buildDLAStandalone (%s)\n",
+          dla::kTrtexecRecipe);
       return kNotModel;
     case dla::ModelKind::kSwdla: {
       /* FORMAT.md: magic, version, header bytes, inputs, outputs, layers, file bytes. */
@@ -199,11 +215,13 @@ int identify (const std::string &path, const std::vector<uint8_t> &b)
       }
       const uint32_t version = le32 (b, 8), ins = le32 (b, 16), outs = le32 (b, 20), layers = le32 (b, 24),
                      declared = le32 (b, 28);
-      std::printf ("kind: swdla model (the software DLA of gst-dlainfer's tests, 'SWDLAMDL'): version %u, "
-                   "%u input(s), %u output(s), %u layer(s)\n", version, ins, outs, layers);
+      std::printf (
+          "kind: swdla model (the software DLA of gst-dlainfer's tests, 'SWDLAMDL'): version %u, "
+          "%u input(s), %u output(s), %u layer(s)\n",
+          version, ins, outs, layers);
       if (declared != b.size ()) {
         std::printf ("note: the header declares %u bytes but the file has %zu: %s\n", declared, b.size (),
-            declared > b.size () ? "truncated" : "trailing bytes");
+                     declared > b.size () ? "truncated" : "trailing bytes");
         return kNotModel;
       }
       if (version != 1) {
@@ -215,14 +233,17 @@ int identify (const std::string &path, const std::vector<uint8_t> &b)
     case dla::ModelKind::kUnknown:
       break;
   }
-  if (b.size () >= 4 && std::memcmp (b.data (), "\x7f" "ELF", 4) == 0)
+  if (b.size () >= 4 && std::memcmp (b.data (),
+                                     "\x7f"
+                                     "ELF",
+                                     4) == 0)
     std::printf ("kind: an ELF file (a program or library), not a model\n");
   else if (b.size () >= 2 && b[0] == 0x08 && b[1] < 0x20)
     std::printf ("kind: unknown; it may be an ONNX model (protobuf): build a loadable from it with: %s\n",
-        dla::kTrtexecRecipe);
+                 dla::kTrtexecRecipe);
   else
     std::printf ("kind: unknown (no 'NVDA' at bytes 4..7, no 'ftrt' or 'SWDLAMDL' at byte 0)%s\n",
-        b.size () < 8 ? ": too short for any model" : "");
+                 b.size () < 8 ? ": too short for any model" : "");
   std::printf ("note: a cuDLA loadable is made on the Jetson with: %s\n", dla::kTrtexecRecipe);
   return kNotModel;
 }
@@ -302,7 +323,8 @@ double cpu_now_us ()
 
 double wall_now_us ()
 {
-  return std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now ().time_since_epoch ()).count ();
+  return std::chrono::duration<double, std::micro> (std::chrono::steady_clock::now ().time_since_epoch ())
+      .count ();
 }
 
 double percentile (std::vector<double> v, double p)
@@ -334,7 +356,7 @@ struct Worker {
 };
 
 int open_worker (const std::shared_ptr<const dla::Library> &lib, const std::vector<uint8_t> &bytes,
-    const Options &o, Worker *w, bool print)
+                 const Options &o, Worker *w, bool print)
 {
   dla::Status st = dla::Device::Open (lib, 0, w->core, &w->device);
   if (!st.ok ()) {
@@ -354,8 +376,9 @@ int open_worker (const std::shared_ptr<const dla::Library> &lib, const std::vect
       dla::TensorInfo info;
       st = dla::map_descriptor (raw[i], dir == 0 ? dla::Direction::kInput : dla::Direction::kOutput, &info);
       if (print) {
-        std::printf ("%s %zu: '%s' %s\n", dir == 0 ? "input" : "output", i, dla::descriptor_name (raw[i]).c_str (),
-            st.ok () ? dla::describe_view (info.view).c_str () : "(no layout dlainfer supports)");
+        std::printf ("%s %zu: '%s' %s\n", dir == 0 ? "input" : "output", i,
+                     dla::descriptor_name (raw[i]).c_str (),
+                     st.ok () ? dla::describe_view (info.view).c_str () : "(no layout dlainfer supports)");
         if (st.ok ())
           std::printf ("  reading: %s\n", info.reading.c_str ());
         else
@@ -392,8 +415,9 @@ int prepare_worker (Worker *w, const std::vector<std::vector<uint8_t>> &input_by
   for (size_t i = 0; i < w->in_t.size (); ++i) {
     w->in_ptrs.push_back (w->in_t[i].dla_ptr ());
     if (i < input_bytes.size () && !input_bytes[i].empty ()) {
-      const cudaError_t e = cudaMemcpy (w->in_t[i].cuda_ptr (), input_bytes[i].data (),
-          std::min<size_t> (input_bytes[i].size (), w->in_t[i].size ()), cudaMemcpyHostToDevice);
+      const cudaError_t e =
+          cudaMemcpy (w->in_t[i].cuda_ptr (), input_bytes[i].data (),
+                      std::min<size_t> (input_bytes[i].size (), w->in_t[i].size ()), cudaMemcpyHostToDevice);
       if (e != cudaSuccess) {
         w->error = std::string ("cudaMemcpy of the input failed: ") + cudaGetErrorName (e);
         return kRunFailed;
@@ -420,7 +444,7 @@ void run_worker (Worker *w, const Options &o, std::atomic<int> *ready, int total
   dla::ScopedContext scope (w->device.context ().handle ());
   const dla::CudlaApi &api = w->device.api ();
   cudaStream_t s = static_cast<cudaStream_t> (w->stream.get ());
-  cudlaTask task {};
+  cudlaTask task{};
   task.moduleHandle = w->module.handle ();
   task.inputTensor = w->in_ptrs.data ();
   task.numInputTensors = uint32_t (w->in_ptrs.size ());
@@ -442,7 +466,8 @@ void run_worker (Worker *w, const Options &o, std::atomic<int> *ready, int total
     const cudaError_t e = cudaStreamSynchronize (s);
     const int ext = w->device.library ().emulated_external_error ();
     if (e != cudaSuccess || ext) {
-      w->error = std::string ("cudaStreamSynchronize: ") + (ext ? "cudaErrorExternalDevice (emulated 911)" : cudaGetErrorName (e));
+      w->error = std::string ("cudaStreamSynchronize: ") +
+                 (ext ? "cudaErrorExternalDevice (emulated 911)" : cudaGetErrorName (e));
       return false;
     }
     const cudlaStatus last = w->device.last_error ();
@@ -479,7 +504,8 @@ void run_worker (Worker *w, const Options &o, std::atomic<int> *ready, int total
       return;
     const double host = wall_now_us () - t0;
     float ms = 0;
-    cudaEventElapsedTime (&ms, static_cast<cudaEvent_t> (w->start.get ()), static_cast<cudaEvent_t> (w->stop.get ()));
+    cudaEventElapsedTime (&ms, static_cast<cudaEvent_t> (w->start.get ()),
+                          static_cast<cudaEvent_t> (w->stop.get ()));
     w->task_us.push_back (host / q);
     w->dla_us.push_back (ms * 1000.0 / q);
     done += q;
@@ -487,7 +513,8 @@ void run_worker (Worker *w, const Options &o, std::atomic<int> *ready, int total
   w->wall_us = wall_now_us () - t_begin;
   if (!w->outputs.empty ()) {
     std::vector<uint8_t> host (size_t (w->out_t[0].size ()));
-    if (cudaMemcpy (host.data (), w->out_t[0].cuda_ptr (), host.size (), cudaMemcpyDeviceToHost) == cudaSuccess)
+    if (cudaMemcpy (host.data (), w->out_t[0].cuda_ptr (), host.size (), cudaMemcpyDeviceToHost) ==
+        cudaSuccess)
       w->last_output = unpack (w->outputs[0].view, host.data (), o.output_scale);
   }
 }
@@ -497,13 +524,14 @@ int compare (const std::vector<float> &got, const tensor::View &v, const Options
   std::vector<float> want;
   if (!read_f32 (o.expect, &want) || want.empty () || want.size () % size_t (v.n * v.h * v.w)) {
     std::printf ("compare: result=FAIL reason=cannot read '%s' as float32 %ldx?x%ldx%ld\n", o.expect.c_str (),
-        long (v.n), long (v.h), long (v.w));
+                 long (v.n), long (v.h), long (v.w));
     return kRunFailed;
   }
   /* The expected file holds the real channels; the descriptor may report padded ones. */
   const int64_t ce = int64_t (want.size ()) / (v.n * v.h * v.w);
   if (ce > v.c) {
-    std::printf ("compare: result=FAIL reason=expected %ld channels, the output has %ld\n", long (ce), long (v.c));
+    std::printf ("compare: result=FAIL reason=expected %ld channels, the output has %ld\n", long (ce),
+                 long (v.c));
     return kRunFailed;
   }
   const bool int8 = v.type == tensor::ElemType::kInt8;
@@ -522,17 +550,21 @@ int compare (const std::vector<float> &got, const tensor::View &v, const Options
         const float g = got[size_t ((n * v.c + c) * plane + p)], e = want[size_t ((n * ce + c) * plane + p)];
         max_diff = std::max (max_diff, double (std::fabs (g - e)));
         if (plane == 1) {
-          if (g > got[size_t ((n * v.c + ag) * plane)]) ag = c;
-          if (e > want[size_t ((n * ce + aw) * plane)]) aw = c;
+          if (g > got[size_t ((n * v.c + ag) * plane)])
+            ag = c;
+          if (e > want[size_t ((n * ce + aw) * plane)])
+            aw = c;
         }
       }
     if (plane == 1 && ag != aw && want[size_t (n * ce + aw)] - want[size_t (n * ce + ag)] > tol)
       argmax_ok = false;
   }
   const bool ok = max_diff <= tol && argmax_ok;
-  std::printf ("compare: result=%s max_abs_diff=%.6g tolerance=%.6g (%s) argmax_equal=%s\n", ok ? "PASS" : "FAIL",
-      max_diff, tol, int8 ? (std::to_string (o.steps) + " int8 steps").c_str () : (std::to_string (o.ulps) + " fp16 ulps").c_str (),
-      argmax_ok ? "yes" : "no");
+  std::printf ("compare: result=%s max_abs_diff=%.6g tolerance=%.6g (%s) argmax_equal=%s\n",
+               ok ? "PASS" : "FAIL", max_diff, tol,
+               int8 ? (std::to_string (o.steps) + " int8 steps").c_str ()
+                    : (std::to_string (o.ulps) + " fp16 ulps").c_str (),
+               argmax_ok ? "yes" : "no");
   return ok ? kOk : kRunFailed;
 }
 
@@ -557,10 +589,11 @@ int run (const Options &o, const std::shared_ptr<const dla::Library> &lib, const
   std::vector<float> dense;
   int64_t c_dense = in0.view.c;
   if (!o.input.empty ()) {
-    if (!read_f32 (o.input, &dense) || dense.empty () || dense.size () % size_t (in0.view.n * in0.view.h * in0.view.w)
-        || int64_t (dense.size ()) / (in0.view.n * in0.view.h * in0.view.w) > in0.view.c) {
+    if (!read_f32 (o.input, &dense) || dense.empty () ||
+        dense.size () % size_t (in0.view.n * in0.view.h * in0.view.w) ||
+        int64_t (dense.size ()) / (in0.view.n * in0.view.h * in0.view.w) > in0.view.c) {
       std::fprintf (stderr, "dlainfer-inspect: '%s' is not float32 %ldx(<=%ld)x%ldx%ld\n", o.input.c_str (),
-          long (in0.view.n), long (in0.view.c), long (in0.view.h), long (in0.view.w));
+                    long (in0.view.n), long (in0.view.c), long (in0.view.h), long (in0.view.w));
       return kUsage;
     }
     c_dense = int64_t (dense.size ()) / (in0.view.n * in0.view.h * in0.view.w);
@@ -582,7 +615,7 @@ int run (const Options &o, const std::shared_ptr<const dla::Library> &lib, const
       return rc;
     }
   }
-  std::atomic<int> ready {0};
+  std::atomic<int> ready{0};
   std::vector<std::thread> threads;
   const double t0 = wall_now_us ();
   for (auto &w : workers)
@@ -616,20 +649,25 @@ int run (const Options &o, const std::shared_ptr<const dla::Library> &lib, const
       for (size_t i = 0; i < w->submit_wall_us.size (); ++i)
         if (w->submit_wall_us[i] > w->submit_wall_us[slowest])
           slowest = i;
-      std::printf ("queue: handle=%d depth=%d accepted=%d failed_at=%d slowest_submit_us=%.1f at=%zu submit_us_p50=%.2f\n",
-          w->index, o.queue, w->queue_failed_at >= 0 ? w->queue_failed_at : int (std::min<long> (o.queue, o.runs)),
-          w->queue_failed_at, w->submit_wall_us.empty () ? 0 : w->submit_wall_us[slowest], slowest % size_t (o.queue),
-          percentile (w->submit_wall_us, 0.5));
+      std::printf (
+          "queue: handle=%d depth=%d accepted=%d failed_at=%d slowest_submit_us=%.1f at=%zu "
+          "submit_us_p50=%.2f\n",
+          w->index, o.queue,
+          w->queue_failed_at >= 0 ? w->queue_failed_at : int (std::min<long> (o.queue, o.runs)),
+          w->queue_failed_at, w->submit_wall_us.empty () ? 0 : w->submit_wall_us[slowest],
+          slowest % size_t (o.queue), percentile (w->submit_wall_us, 0.5));
     }
     if (!w->error.empty ())
       rc = kRunFailed;
     total += w->submitted;
   }
-  std::printf ("run: handles=%zu cores=%zu tasks=%ld wall_ms=%.1f per_s=%.1f checksums_equal=%s\n", workers.size (),
-      o.cores.size (), total, wall / 1000, total * 1e6 / wall, sums_equal ? "yes" : "no");
+  std::printf ("run: handles=%zu cores=%zu tasks=%ld wall_ms=%.1f per_s=%.1f checksums_equal=%s\n",
+               workers.size (), o.cores.size (), total, wall / 1000, total * 1e6 / wall,
+               sums_equal ? "yes" : "no");
   if (rc == kOk && !o.output.empty ()) {
     std::ofstream f (o.output, std::ios::binary | std::ios::trunc);
-    f.write (reinterpret_cast<const char *> (workers[0]->last_output.data ()), workers[0]->last_output.size () * 4);
+    f.write (reinterpret_cast<const char *> (workers[0]->last_output.data ()),
+             workers[0]->last_output.size () * 4);
     if (!f) {
       std::fprintf (stderr, "dlainfer-inspect: cannot write '%s'\n", o.output.c_str ());
       rc = kRunFailed;
@@ -658,7 +696,8 @@ int main (int argc, char **argv)
     std::printf ("file: %s\n", o.file.c_str ());
     std::fprintf (stderr, "dlainfer-inspect: %s\n", st.message.c_str ());
     return st.code == dla::Code::kModel || st.code == dla::Code::kNotFound || st.code == dla::Code::kSettings
-        ? kNoFile : kNoFile;
+               ? kNoFile
+               : kNoFile;
   }
   int rc = identify (o.file, bytes);
   if (rc != kOk || o.identify)
@@ -672,8 +711,9 @@ int main (int argc, char **argv)
     std::fprintf (stderr, "dlainfer-inspect: %s\n", st.message.c_str ());
     return kNoDla;
   }
-  std::printf ("library: %s backend=%s cudla=%s task_timeout=%s\n", lib->path ().c_str (), lib->backend ().c_str (),
-      lib->version_string ().c_str (), lib->has_task_timeout () ? "yes" : "no");
+  std::printf ("library: %s backend=%s cudla=%s task_timeout=%s\n", lib->path ().c_str (),
+               lib->backend ().c_str (), lib->version_string ().c_str (),
+               lib->has_task_timeout () ? "yes" : "no");
   st = dla::check_model_for_backend (bytes.data (), bytes.size (), lib->backend (), o.file);
   if (!st.ok ()) {
     std::printf ("tensors: not read: the library cannot load this kind of file\n");
@@ -685,7 +725,7 @@ int main (int argc, char **argv)
     w.core = o.cores[0];
     rc = open_worker (lib, bytes, o, &w, true);
     if (rc == kOk)
-      std::printf ("device: core=%d of %llu\n", w.core, (unsigned long long) w.device.core_count ());
+      std::printf ("device: core=%d of %llu\n", w.core, (unsigned long long)w.device.core_count ());
     else if (rc == kNoDla)
       std::printf ("tensors: not read: no CUDA device or DLA core (see the message above)\n");
     return rc;

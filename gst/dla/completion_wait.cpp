@@ -10,7 +10,7 @@ namespace dla {
 
 namespace {
 /* A bogus duration must never hold a frame (or stop) for long. */
-constexpr std::chrono::microseconds kMaxSleep {100000};
+constexpr std::chrono::microseconds kMaxSleep{100000};
 
 /* Linux's default timer slack (50 us) would overshoot short tasks, so the thread sleeps with 1 us.
  * It is set once per thread and kept: three prctl calls around every sleep cost a frame about 1 us of

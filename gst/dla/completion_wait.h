@@ -24,15 +24,15 @@ namespace dla {
  * the tasks. */
 class WakeOffset {
  public:
-  static constexpr std::chrono::nanoseconds kStep {500};
-  static constexpr std::chrono::microseconds kMin {-100}, kMax {100};
+  static constexpr std::chrono::nanoseconds kStep{500};
+  static constexpr std::chrono::microseconds kMin{-100}, kMax{100};
 
   std::chrono::nanoseconds get () const { return offset_; }
   /* A wake-up from the alarm found the task still running (`early`) or done. */
   void woke (bool early);
 
  private:
-  std::chrono::nanoseconds offset_ {0};
+  std::chrono::nanoseconds offset_{0};
 };
 
 /* How long a slot's tasks take (the device time of its timed tasks, engine.h timed_task): the
@@ -45,14 +45,14 @@ class ExpectedDuration {
   void measured (std::chrono::nanoseconds took);
 
  private:
-  std::chrono::nanoseconds expected_ {0}, last_ {0};
+  std::chrono::nanoseconds expected_{0}, last_{0};
 };
 
 class CompletionWait {
  public:
   static constexpr unsigned long kTimerSlackNs = 1000;
-  static constexpr std::chrono::microseconds kLate {100};
-  static constexpr std::chrono::microseconds kFirstNap {50}, kMaxNap {1000};
+  static constexpr std::chrono::microseconds kLate{100};
+  static constexpr std::chrono::microseconds kFirstNap{50}, kMaxNap{1000};
 
   /* The slot's work was queued now. */
   void started () { start_ = std::chrono::steady_clock::now (); }
@@ -66,7 +66,7 @@ class CompletionWait {
   float elapsed_ms () const { return std::chrono::duration<float, std::milli> (end_ - start_).count (); }
 
  private:
-  std::chrono::steady_clock::time_point start_ {}, end_ {};
+  std::chrono::steady_clock::time_point start_{}, end_{};
   ExpectedDuration expected_;
   WakeOffset offset_;
 };

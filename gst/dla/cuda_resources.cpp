@@ -81,8 +81,8 @@ Status PinnedBuffer::Create (size_t size, PinnedBuffer *out)
   void *p = nullptr;
   const cudaError_t err = cudaMallocHost (&p, size ? size : 1);
   if (err != cudaSuccess)
-    return Status::Error (Code::kInit, cuda_call_failed ("cudaMallocHost", err) + " for " + std::to_string (size)
-        + " bytes");
+    return Status::Error (
+        Code::kInit, cuda_call_failed ("cudaMallocHost", err) + " for " + std::to_string (size) + " bytes");
   std::memset (p, 0, size);
   out->reset ();
   out->data_ = p;

@@ -177,24 +177,27 @@ cudlaStatus cudlaGetVersion (uint64_t *const version);
 cudlaStatus cudlaDeviceGetCount (uint64_t *const pNumDevices);
 cudlaStatus cudlaCreateDevice (uint64_t const device, cudlaDevHandle *const devHandle, uint32_t const flags);
 cudlaStatus cudlaMemRegister (cudlaDevHandle const devHandle, const uint64_t *const ptr, size_t const size,
-    uint64_t **const devPtr, uint32_t const flags);
+                              uint64_t **const devPtr, uint32_t const flags);
 cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uint8_t *const pModule,
-    size_t const moduleSize, cudlaModule *const hModule, uint32_t const flags);
+                                       size_t const moduleSize, cudlaModule *const hModule,
+                                       uint32_t const flags);
 cudlaStatus cudlaModuleGetAttributes (cudlaModule const hModule, cudlaModuleAttributeType const attrType,
-    cudlaModuleAttribute *const attribute);
+                                      cudlaModuleAttribute *const attribute);
 cudlaStatus cudlaModuleUnload (cudlaModule const hModule, uint32_t const flags);
 cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cudlaTask *const ptrToTasks,
-    uint32_t const numTasks, void *const stream, uint32_t const flags);
+                             uint32_t const numTasks, void *const stream, uint32_t const flags);
 cudlaStatus cudlaDeviceGetAttribute (cudlaDevHandle const devHandle, cudlaDevAttributeType const attrib,
-    cudlaDevAttribute *const pAttribute);
+                                     cudlaDevAttribute *const pAttribute);
 cudlaStatus cudlaMemUnregister (cudlaDevHandle const devHandle, const uint64_t *const devPtr);
 cudlaStatus cudlaGetLastError (cudlaDevHandle const devHandle);
 cudlaStatus cudlaDestroyDevice (cudlaDevHandle const devHandle);
 cudlaStatus cudlaImportExternalMemory (cudlaDevHandle const devHandle,
-    const cudlaExternalMemoryHandleDesc *const desc, uint64_t **const devPtr, uint32_t const flags);
+                                       const cudlaExternalMemoryHandleDesc *const desc,
+                                       uint64_t **const devPtr, uint32_t const flags);
 cudlaStatus cudlaGetNvSciSyncAttributes (uint64_t *attrList, uint32_t const flags);
 cudlaStatus cudlaImportExternalSemaphore (cudlaDevHandle const devHandle,
-    const cudlaExternalSemaphoreHandleDesc *const desc, uint64_t **const devPtr, uint32_t const flags);
+                                          const cudlaExternalSemaphoreHandleDesc *const desc,
+                                          uint64_t **const devPtr, uint32_t const flags);
 cudlaStatus cudlaSetTaskTimeoutInMs (cudlaDevHandle const devHandle, uint32_t const timeout);
 
 }  // extern "C"

@@ -16,10 +16,14 @@ namespace {
 const char *format_code (unsigned v)
 {
   switch (v) {
-    case CUDLA_DATA_FORMAT_UNKNOWN: return "UNKNOWN";
-    case CUDLA_DATA_FORMAT_NCHW: return "NCHW";
-    case CUDLA_DATA_FORMAT_NHWC: return "NHWC";
-    case CUDLA_DATA_FORMAT_NCxHWx: return "NCxHWx";
+    case CUDLA_DATA_FORMAT_UNKNOWN:
+      return "UNKNOWN";
+    case CUDLA_DATA_FORMAT_NCHW:
+      return "NCHW";
+    case CUDLA_DATA_FORMAT_NHWC:
+      return "NHWC";
+    case CUDLA_DATA_FORMAT_NCxHWx:
+      return "NCxHWx";
   }
   return "?";
 }
@@ -39,19 +43,25 @@ const char *category_code (unsigned v)
 const char *pixel_format_code (unsigned v)
 {
   switch (v) {
-    case CUDLA_PIXEL_FORMAT_R8: return "R8";
-    case CUDLA_PIXEL_FORMAT_R16_F: return "R16_F";
-    case CUDLA_PIXEL_FORMAT_A16B16G16R16_F: return "A16B16G16R16_F";
-    case CUDLA_PIXEL_FORMAT_A8B8G8R8: return "A8B8G8R8";
-    case CUDLA_PIXEL_FORMAT_FEATURE: return "FEATURE";
-    case CUDLA_PIXEL_FORMAT_UNKNOWN: return "UNKNOWN";
+    case CUDLA_PIXEL_FORMAT_R8:
+      return "R8";
+    case CUDLA_PIXEL_FORMAT_R16_F:
+      return "R16_F";
+    case CUDLA_PIXEL_FORMAT_A16B16G16R16_F:
+      return "A16B16G16R16_F";
+    case CUDLA_PIXEL_FORMAT_A8B8G8R8:
+      return "A8B8G8R8";
+    case CUDLA_PIXEL_FORMAT_FEATURE:
+      return "FEATURE";
+    case CUDLA_PIXEL_FORMAT_UNKNOWN:
+      return "UNKNOWN";
   }
   return "other";
 }
 
 /* One layout tried against a descriptor. */
 struct Candidate {
-  tensor::View view {};
+  tensor::View view{};
   std::string reading;
   int score = 0;
 };
@@ -72,17 +82,19 @@ int code_score (const cudlaModuleTensorDescriptor &d, tensor::Layout l)
   using tensor::Layout;
   const bool vector = l == Layout::kChw16 || l == Layout::kChw32;
   /* IMAGE and R8 are both code 0, the value of a field nobody set: alone they prove nothing. */
-  const bool image_pixel = d.pixelFormat != CUDLA_PIXEL_FORMAT_R8 && d.pixelFormat != CUDLA_PIXEL_FORMAT_FEATURE
-      && d.pixelFormat != CUDLA_PIXEL_FORMAT_UNKNOWN;
+  const bool image_pixel = d.pixelFormat != CUDLA_PIXEL_FORMAT_R8 &&
+                           d.pixelFormat != CUDLA_PIXEL_FORMAT_FEATURE &&
+                           d.pixelFormat != CUDLA_PIXEL_FORMAT_UNKNOWN;
   const bool image = d.dataFormat == CUDLA_DATA_FORMAT_NHWC || image_pixel;
   const int lanes = tensor::layout_lanes (l, int64_t (d.c));
   int s = vector || (lanes > 1 && int64_t (d.c) == lanes) ? kScoreLanes : 0;
-  if ((d.dataFormat == CUDLA_DATA_FORMAT_NCxHWx && vector) || (d.dataFormat == CUDLA_DATA_FORMAT_NCHW && l == Layout::kDlaLinear)
-      || (d.dataFormat == CUDLA_DATA_FORMAT_NHWC && l == Layout::kDlaHwc4))
+  if ((d.dataFormat == CUDLA_DATA_FORMAT_NCxHWx && vector) ||
+      (d.dataFormat == CUDLA_DATA_FORMAT_NCHW && l == Layout::kDlaLinear) ||
+      (d.dataFormat == CUDLA_DATA_FORMAT_NHWC && l == Layout::kDlaHwc4))
     s += kScoreFormat;
-  if ((d.dataCategory == CUDLA_DATA_CATEGORY_FEATURE && vector)
-      || (d.dataCategory == CUDLA_DATA_CATEGORY_PLANAR && l == Layout::kDlaLinear)
-      || (d.dataCategory == CUDLA_DATA_CATEGORY_IMAGE && image && l == Layout::kDlaHwc4))
+  if ((d.dataCategory == CUDLA_DATA_CATEGORY_FEATURE && vector) ||
+      (d.dataCategory == CUDLA_DATA_CATEGORY_PLANAR && l == Layout::kDlaLinear) ||
+      (d.dataCategory == CUDLA_DATA_CATEGORY_IMAGE && image && l == Layout::kDlaHwc4))
     s += kScoreCategory;
   if ((d.pixelFormat == CUDLA_PIXEL_FORMAT_FEATURE && vector) || (image_pixel && l == Layout::kDlaHwc4))
     s += kScorePixel;
@@ -91,20 +103,20 @@ int code_score (const cudlaModuleTensorDescriptor &d, tensor::Layout l)
 
 bool same_layout (const tensor::View &a, const tensor::View &b)
 {
-  return a.lanes == b.lanes && a.row_stride == b.row_stride && a.plane_stride == b.plane_stride
-      && a.batch_stride == b.batch_stride && a.size == b.size && a.type == b.type;
+  return a.lanes == b.lanes && a.row_stride == b.row_stride && a.plane_stride == b.plane_stride &&
+         a.batch_stride == b.batch_stride && a.size == b.size && a.type == b.type;
 }
 
 /* Checks stride[0..2] and size against a view; on success the reading notes which forms matched. */
 bool check_view (const cudlaModuleTensorDescriptor &d, const tensor::View &v, std::string *reading,
-    std::string *why)
+                 std::string *why)
 {
   const int64_t es = tensor::elem_size (v.type);
   const int64_t s0 = d.stride[0], s1 = d.stride[1], s2 = d.stride[2];
   std::string r;
   if (s0 != 0 && s0 != es && s0 != v.pixel_stride ()) {
-    *why = "stride[0] " + std::to_string (s0) + " is neither the element size " + std::to_string (es)
-        + " nor the pixel size " + std::to_string (v.pixel_stride ());
+    *why = "stride[0] " + std::to_string (s0) + " is neither the element size " + std::to_string (es) +
+           " nor the pixel size " + std::to_string (v.pixel_stride ());
     return false;
   }
   if (s1 == 0) {
@@ -114,12 +126,14 @@ bool check_view (const cudlaModuleTensorDescriptor &d, const tensor::View &v, st
   } else if (es > 1 && s1 * es == v.row_stride) {
     r += "row stride in elements";
   } else {
-    *why = "stride[1] " + std::to_string (s1) + " is not the row stride " + std::to_string (v.row_stride) + " B";
+    *why =
+        "stride[1] " + std::to_string (s1) + " is not the row stride " + std::to_string (v.row_stride) + " B";
     return false;
   }
   /* Image formats (hwc4) have one plane; the real dump leaves stride[2] zero there. */
   if (s2 != 0 && s2 != v.plane_stride && !(es > 1 && s2 * es == v.plane_stride)) {
-    *why = "stride[2] " + std::to_string (s2) + " is not the plane stride " + std::to_string (v.plane_stride) + " B";
+    *why = "stride[2] " + std::to_string (s2) + " is not the plane stride " +
+           std::to_string (v.plane_stride) + " B";
     return false;
   }
   const int64_t size = int64_t (d.size);
@@ -133,7 +147,8 @@ bool check_view (const cudlaModuleTensorDescriptor &d, const tensor::View &v, st
         rounded = true;
       }
     if (!rounded) {
-      *why = "size " + std::to_string (size) + " B differs from the layout's " + std::to_string (v.size) + " B";
+      *why =
+          "size " + std::to_string (size) + " B differs from the layout's " + std::to_string (v.size) + " B";
       return false;
     }
   }
@@ -153,13 +168,14 @@ std::string descriptor_name (const cudlaModuleTensorDescriptor &d)
 
 std::string describe_raw (const cudlaModuleTensorDescriptor &d)
 {
-  std::string s = "name='" + descriptor_name (d) + "' size=" + std::to_string (d.size) + " n=" + std::to_string (d.n)
-      + " c=" + std::to_string (d.c) + " h=" + std::to_string (d.h) + " w=" + std::to_string (d.w)
-      + " dataFormat=" + std::to_string (d.dataFormat) + " (" + format_code (d.dataFormat) + ")"
-      + " dataType=" + std::to_string (d.dataType) + " (" + type_code (d.dataType) + ")"
-      + " dataCategory=" + std::to_string (d.dataCategory) + " (" + category_code (d.dataCategory) + ")"
-      + " pixelFormat=" + std::to_string (d.pixelFormat) + " (" + pixel_format_code (d.pixelFormat) + ")"
-      + " pixelMapping=" + std::to_string (d.pixelMapping) + " stride=[";
+  std::string s = "name='" + descriptor_name (d) + "' size=" + std::to_string (d.size) +
+                  " n=" + std::to_string (d.n) + " c=" + std::to_string (d.c) + " h=" + std::to_string (d.h) +
+                  " w=" + std::to_string (d.w) + " dataFormat=" + std::to_string (d.dataFormat) + " (" +
+                  format_code (d.dataFormat) + ")" + " dataType=" + std::to_string (d.dataType) + " (" +
+                  type_code (d.dataType) + ")" + " dataCategory=" + std::to_string (d.dataCategory) + " (" +
+                  category_code (d.dataCategory) + ")" + " pixelFormat=" + std::to_string (d.pixelFormat) +
+                  " (" + pixel_format_code (d.pixelFormat) + ")" +
+                  " pixelMapping=" + std::to_string (d.pixelMapping) + " stride=[";
   for (int i = 0; i < CUDLA_LOADABLE_TENSOR_DESC_NUM_STRIDES; ++i)
     s += (i ? "," : "") + std::to_string (d.stride[i]);
   return s + "]";
@@ -167,10 +183,10 @@ std::string describe_raw (const cudlaModuleTensorDescriptor &d)
 
 std::string describe_view (const tensor::View &v)
 {
-  return std::string (tensor::elem_type_name (v.type)) + " " + tensor::layout_name (v.layout) + " "
-      + std::to_string (v.n) + "x" + std::to_string (v.c) + "x" + std::to_string (v.h) + "x" + std::to_string (v.w)
-      + " (row " + std::to_string (v.row_stride) + " B, plane " + std::to_string (v.plane_stride) + " B, "
-      + std::to_string (v.size) + " B)";
+  return std::string (tensor::elem_type_name (v.type)) + " " + tensor::layout_name (v.layout) + " " +
+         std::to_string (v.n) + "x" + std::to_string (v.c) + "x" + std::to_string (v.h) + "x" +
+         std::to_string (v.w) + " (row " + std::to_string (v.row_stride) + " B, plane " +
+         std::to_string (v.plane_stride) + " B, " + std::to_string (v.size) + " B)";
 }
 
 Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, TensorInfo *out)
@@ -181,8 +197,8 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
   const std::string what = std::string (input ? "input" : "output") + " '" + descriptor_name (d) + "'";
   const std::string hint = input ? kInputFormatsHint : kOutputFormatsHint;
   auto refuse = [&] (const std::string &why) {
-    return Status::Error (Code::kModel, "cannot use " + what + ": " + why + "; " + hint + ". Raw descriptor: "
-        + describe_raw (d));
+    return Status::Error (Code::kModel, "cannot use " + what + ": " + why + "; " + hint +
+                                            ". Raw descriptor: " + describe_raw (d));
   };
 
   ElemType type;
@@ -191,14 +207,14 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
   else if (d.dataType == CUDLA_DATA_TYPE_INT8)
     type = ElemType::kInt8;
   else
-    return refuse (std::string ("its data type ") + type_code (d.dataType) + " (" + std::to_string (d.dataType)
-        + ") is neither FP16 nor INT8");
+    return refuse (std::string ("its data type ") + type_code (d.dataType) + " (" +
+                   std::to_string (d.dataType) + ") is neither FP16 nor INT8");
   /* DLA limits: batch <= 4096, other dims <= 8192 (reference 5.5); also keeps the arithmetic in range. */
   if (d.n < 1 || d.c < 1 || d.h < 1 || d.w < 1 || d.n > 4096 || d.c > 8192 || d.h > 8192 || d.w > 8192)
     return refuse ("its dimensions are outside the DLA's limits (n 1..4096; c, h, w 1..8192)");
 
   const Layout vector_layout = type == ElemType::kFp16 ? Layout::kChw16 : Layout::kChw32;
-  std::vector<Layout> layouts {vector_layout, Layout::kDlaLinear};
+  std::vector<Layout> layouts{vector_layout, Layout::kDlaLinear};
   if (input) /* hwc4 is an input-only format */
     layouts.push_back (Layout::kDlaHwc4);
 
@@ -207,10 +223,11 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
   for (Layout l : layouts) {
     tensor::View packed;
     if (!tensor::make_view (l, type, int64_t (d.n), int64_t (d.c), int64_t (d.h), int64_t (d.w), &packed)) {
-      rejected += std::string ("; ") + tensor::layout_name (l) + ": " + std::to_string (d.c) + " channels impossible";
+      rejected +=
+          std::string ("; ") + tensor::layout_name (l) + ": " + std::to_string (d.c) + " channels impossible";
       continue;
     }
-    std::vector<tensor::View> views {packed};
+    std::vector<tensor::View> views{packed};
     /* Rows padded beyond TensorRT's packing (e.g. to 64 B): trust stride[1]/[2] when the size agrees. */
     const int64_t s1 = d.stride[1], s2 = d.stride[2];
     if (s1 != 0 && s1 != packed.row_stride && s1 > packed.w * packed.pixel_stride () && s1 % 32 == 0) {
@@ -224,14 +241,16 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
     for (size_t i = 0; i < views.size (); ++i) {
       std::string reading, why;
       if (!check_view (d, views[i], &reading, &why)) {
-        rejected += std::string ("; ") + tensor::layout_name (l) + (i ? " (strides from descriptor)" : "") + ": " + why;
+        rejected += std::string ("; ") + tensor::layout_name (l) + (i ? " (strides from descriptor)" : "") +
+                    ": " + why;
         continue;
       }
       Candidate c;
       c.view = views[i];
-      c.reading = std::string (tensor::layout_name (l)) + (i ? ", padded rows from stride[1]" : "") + ", " + reading;
-      c.score = code_score (d, l) + (i ? 0 : kScorePacked)
-          + (reading.find ("size exact") != std::string::npos ? kScoreExactSize : 0);
+      c.reading =
+          std::string (tensor::layout_name (l)) + (i ? ", padded rows from stride[1]" : "") + ", " + reading;
+      c.score = code_score (d, l) + (i ? 0 : kScorePacked) +
+                (reading.find ("size exact") != std::string::npos ? kScoreExactSize : 0);
       fits.push_back (c);
     }
   }
@@ -244,8 +263,8 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
       best = &c;
   for (const Candidate &c : fits)
     if (&c != best && c.score == best->score && !same_layout (c.view, best->view))
-      return refuse (std::string ("it fits both ") + tensor::layout_name (best->view.layout) + " and "
-          + tensor::layout_name (c.view.layout) + " and its format codes do not tell them apart");
+      return refuse (std::string ("it fits both ") + tensor::layout_name (best->view.layout) + " and " +
+                     tensor::layout_name (c.view.layout) + " and its format codes do not tell them apart");
 
   out->name = descriptor_name (d);
   out->view = best->view;
@@ -256,20 +275,21 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
   for (const Candidate &c : fits)
     if (&c != best)
       others += std::string (others.empty () ? "" : "/") + tensor::layout_name (c.view.layout);
-  out->reading = best->reading + (c_padded ? ", c may include padding" : "")
-      + (others.empty () ? "" : ", preferred over " + others);
+  out->reading = best->reading + (c_padded ? ", c may include padding" : "") +
+                 (others.empty () ? "" : ", preferred over " + others);
   return Status::Ok ();
 }
 
 Status validate_classification (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
-    ClassificationShape *out)
+                                ClassificationShape *out)
 {
   if (inputs.size () != 1) {
     std::string names;
     for (const auto &t : inputs)
       names += (names.empty () ? "" : ", ") + ("'" + t.name + "'");
-    return Status::Error (Code::kModel, "the model has " + std::to_string (inputs.size ()) + " inputs"
-        + (names.empty () ? "" : " (" + names + ")") + "; a classification model has exactly one image input");
+    return Status::Error (Code::kModel, "the model has " + std::to_string (inputs.size ()) + " inputs" +
+                                            (names.empty () ? "" : " (" + names + ")") +
+                                            "; a classification model has exactly one image input");
   }
   const TensorInfo &in = inputs[0];
   const tensor::View &v = in.view;
@@ -284,8 +304,10 @@ Status validate_classification (const std::vector<TensorInfo> &inputs, const std
     shape.channels = 3;
     shape.channels_padded = true;
   } else {
-    return Status::Error (Code::kModel, "input '" + in.name + "' has " + std::to_string (v.c) + " channels ("
-        + describe_view (v) + "); an image classifier takes 3 (RGB) or 1 (grey). Raw descriptor: " + describe_raw (in.raw));
+    return Status::Error (
+        Code::kModel,
+        "input '" + in.name + "' has " + std::to_string (v.c) + " channels (" + describe_view (v) +
+            "); an image classifier takes 3 (RGB) or 1 (grey). Raw descriptor: " + describe_raw (in.raw));
   }
   /* Same strides: c = 3 and c = 16 (or 32, or 4) give one channel group with the same lanes. */
   shape.input_view = v;
@@ -295,13 +317,15 @@ Status validate_classification (const std::vector<TensorInfo> &inputs, const std
   for (const TensorInfo &o : outputs) {
     const tensor::View &ov = o.view;
     if (ov.h != 1 || ov.w != 1)
-      return Status::Error (Code::kModel, "output '" + o.name + "' is " + std::to_string (ov.c) + "x"
-          + std::to_string (ov.h) + "x" + std::to_string (ov.w) + " (C x H x W), not a vector of class scores "
-          "(C x 1 x 1): end the network with global pooling or a fully connected layer. Raw descriptor: "
-          + describe_raw (o.raw));
+      return Status::Error (Code::kModel, "output '" + o.name + "' is " + std::to_string (ov.c) + "x" +
+                                              std::to_string (ov.h) + "x" + std::to_string (ov.w) +
+                                              " (C x H x W), not a vector of class scores "
+                                              "(C x 1 x 1): end the network with global pooling or a fully "
+                                              "connected layer. Raw descriptor: " +
+                                              describe_raw (o.raw));
     if (ov.n != shape.batch)
-      return Status::Error (Code::kModel, "output '" + o.name + "' has batch " + std::to_string (ov.n)
-          + " but the input has batch " + std::to_string (shape.batch));
+      return Status::Error (Code::kModel, "output '" + o.name + "' has batch " + std::to_string (ov.n) +
+                                              " but the input has batch " + std::to_string (shape.batch));
     shape.classes.push_back (ov.c);
     shape.classes_may_include_padding.push_back (ov.lanes > 1 && ov.c % ov.lanes == 0);
   }

@@ -26,8 +26,8 @@ enum class Direction { kInput, kOutput };
 /* One model input or output: its layout, and the descriptor as cuDLA gave it (for model-info). */
 struct TensorInfo {
   std::string name;
-  tensor::View view {};
-  cudlaModuleTensorDescriptor raw {};
+  tensor::View view{};
+  cudlaModuleTensorDescriptor raw{};
   std::string reading; /* how the descriptor was read, e.g. "c as reported; strides from descriptor" */
 };
 
@@ -48,18 +48,18 @@ extern const char *const kOutputFormatsHint;
 /* What a classification model looks like once validated. */
 struct ClassificationShape {
   int64_t batch = 0;
-  int64_t channels = 0;      /* 3 (colour) or 1 (grey): what the preprocess kernel writes */
+  int64_t channels = 0;         /* 3 (colour) or 1 (grey): what the preprocess kernel writes */
   bool channels_padded = false; /* the descriptor reported the padded count (16/32/4) */
   int64_t height = 0, width = 0;
-  tensor::View input_view {};    /* the input as the kernel writes it: layout as mapped, c = channels */
-  std::vector<int64_t> classes;  /* per output, as the descriptor reports it */
+  tensor::View input_view{};    /* the input as the kernel writes it: layout as mapped, c = channels */
+  std::vector<int64_t> classes; /* per output, as the descriptor reports it */
   std::vector<bool> classes_may_include_padding; /* c is a multiple of the layout's lanes */
 };
 
 /* Exactly one image input with 3 channels (1 for grey), batch >= 1; outputs FP16 or INT8 vectors
  * C x 1 x 1 with the input's batch. */
 Status validate_classification (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
-    ClassificationShape *out);
+                                ClassificationShape *out);
 
 /* The number of classes of an output given a label count: where the descriptor may have reported
  * the padded channel count (1008 for 1000 in chw16), a label count inside the padding wins. */

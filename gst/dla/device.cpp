@@ -7,7 +7,10 @@
 namespace dla {
 
 Device::Device (Device &&o) noexcept
-    : lib_ (std::move (o.lib_)), ctx_ (std::move (o.ctx_)), handle_ (o.handle_), core_ (o.core_),
+    : lib_ (std::move (o.lib_)),
+      ctx_ (std::move (o.ctx_)),
+      handle_ (o.handle_),
+      core_ (o.core_),
       core_count_ (o.core_count_)
 {
   o.handle_ = nullptr;
@@ -32,7 +35,8 @@ Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int co
   if (!lib)
     return Status::Error (Code::kInit, "no cuDLA library loaded");
   if (core < 0)
-    return Status::Error (Code::kSettings, "DLA core " + std::to_string (core) + " is invalid: cores count from 0");
+    return Status::Error (Code::kSettings,
+                          "DLA core " + std::to_string (core) + " is invalid: cores count from 0");
   PrimaryContext ctx;
   Status st = PrimaryContext::Retain (cuda_device, &ctx);
   if (!st.ok ())
@@ -60,21 +64,28 @@ Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int co
   uint64_t count = 0;
   cudlaStatus s = api.DeviceGetCount (&count);
   if (s != cudlaSuccess)
-    return Status::Error (Code::kInit, cudla_call_failed ("cudlaDeviceGetCount", s) + lib->refusal_detail ()
-        + (s == cudlaErrorIncompatibleDlaSWVersion ? ": the DLA runtime does not match this cuDLA (mixed JetPack?)" : ""));
+    return Status::Error (Code::kInit,
+                          cudla_call_failed ("cudlaDeviceGetCount", s) + lib->refusal_detail () +
+                              (s == cudlaErrorIncompatibleDlaSWVersion
+                                   ? ": the DLA runtime does not match this cuDLA (mixed JetPack?)"
+                                   : ""));
   if (count == 0)
     return Status::Error (Code::kNotFound, "cudlaDeviceGetCount reports no DLA core on this system");
   if (uint64_t (core) >= count)
-    return Status::Error (Code::kSettings, "DLA core " + std::to_string (core) + " does not exist: cudlaDeviceGetCount "
-        + "reports " + std::to_string (count) + " core(s), use 0.." + std::to_string (count - 1));
+    return Status::Error (Code::kSettings, "DLA core " + std::to_string (core) +
+                                               " does not exist: cudlaDeviceGetCount " + "reports " +
+                                               std::to_string (count) + " core(s), use 0.." +
+                                               std::to_string (count - 1));
 
   cudlaDevHandle handle = nullptr;
   s = api.CreateDevice (uint64_t (core), &handle, CUDLA_CUDA_DLA);
   if (s != cudlaSuccess || !handle)
-    return Status::Error (Code::kInit, cudla_call_failed ("cudlaCreateDevice", s) + lib->refusal_detail () + " (DLA core "
-        + std::to_string (core) + ", hybrid mode)"
-        + (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "")
-        + (s == cudlaErrorOutOfResources ? ": at most 16 handles per DLA core" : ""));
+    return Status::Error (
+        Code::kInit,
+        cudla_call_failed ("cudlaCreateDevice", s) + lib->refusal_detail () + " (DLA core " +
+            std::to_string (core) + ", hybrid mode)" +
+            (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
+            (s == cudlaErrorOutOfResources ? ": at most 16 handles per DLA core" : ""));
 
   out->reset ();
   out->lib_ = std::move (lib);
@@ -88,15 +99,18 @@ Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int co
 Status Device::set_task_timeout (uint32_t ms) const
 {
   if (ms < kMinTaskTimeoutMs || ms > kMaxTaskTimeoutMs)
-    return Status::Error (Code::kSettings, "task timeout " + std::to_string (ms) + " ms is out of range: cuDLA takes "
-        + std::to_string (kMinTaskTimeoutMs) + ".." + std::to_string (kMaxTaskTimeoutMs) + " ms");
+    return Status::Error (Code::kSettings, "task timeout " + std::to_string (ms) +
+                                               " ms is out of range: cuDLA takes " +
+                                               std::to_string (kMinTaskTimeoutMs) + ".." +
+                                               std::to_string (kMaxTaskTimeoutMs) + " ms");
   if (!handle_ || !api ().SetTaskTimeoutInMs)
     return Status::Ok ();
   ScopedContext scope (ctx_.handle ());
   const cudlaStatus s = api ().SetTaskTimeoutInMs (handle_, ms);
   if (s != cudlaSuccess)
-    return Status::Error (Code::kSettings, cudla_call_failed ("cudlaSetTaskTimeoutInMs", s) + lib_->refusal_detail () + " for "
-        + std::to_string (ms) + " ms");
+    return Status::Error (Code::kSettings, cudla_call_failed ("cudlaSetTaskTimeoutInMs", s) +
+                                               lib_->refusal_detail () + " for " + std::to_string (ms) +
+                                               " ms");
   return Status::Ok ();
 }
 

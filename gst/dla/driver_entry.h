@@ -11,8 +11,8 @@ bool driver_entry (const char *name, Fn *fn)
 {
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   void *ptr = nullptr;
-  if (cudaGetDriverEntryPointByVersion (name, &ptr, 12000, cudaEnableDefault, &found) != cudaSuccess
-      || found != cudaDriverEntryPointSuccess)
+  if (cudaGetDriverEntryPointByVersion (name, &ptr, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess)
     return false;
   *fn = reinterpret_cast<Fn> (ptr);
   return true;

@@ -13,7 +13,10 @@
 namespace dla {
 
 namespace {
-cudaEvent_t ev (const CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); }
+cudaEvent_t ev (const CudaEvent &e)
+{
+  return static_cast<cudaEvent_t> (e.get ());
+}
 }  // namespace
 
 struct Engine::Impl {
@@ -31,7 +34,7 @@ struct Engine::Slot {
   /* The task and its pointer arrays live as long as the slot: samples keep them until the sync. */
   std::vector<const uint64_t *> in_ptrs;
   std::vector<uint64_t *> out_ptrs;
-  cudlaTask task {};
+  cudlaTask task{};
   CudaEvent start, submitted, dla_end, done; /* with timestamps: timed tasks only */
   CudaEvent done_untimed;                    /* the other tasks' end */
   State state = State::kIdle;
@@ -65,12 +68,13 @@ Engine::~Engine ()
 Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
 {
   if (cfg.num_slots < 1 || cfg.num_slots > kMaxSlots)
-    return Status::Error (Code::kSettings, "number of slots " + std::to_string (cfg.num_slots) + " is out of range 1.."
-        + std::to_string (kMaxSlots));
+    return Status::Error (Code::kSettings, "number of slots " + std::to_string (cfg.num_slots) +
+                                               " is out of range 1.." + std::to_string (kMaxSlots));
   if (cfg.task_timeout_ms < kMinTaskTimeoutMs || cfg.task_timeout_ms > kMaxTaskTimeoutMs)
-    return Status::Error (Code::kSettings, "task timeout " + std::to_string (cfg.task_timeout_ms)
-        + " ms is out of range: cuDLA takes " + std::to_string (kMinTaskTimeoutMs) + ".."
-        + std::to_string (kMaxTaskTimeoutMs) + " ms");
+    return Status::Error (Code::kSettings, "task timeout " + std::to_string (cfg.task_timeout_ms) +
+                                               " ms is out of range: cuDLA takes " +
+                                               std::to_string (kMinTaskTimeoutMs) + ".." +
+                                               std::to_string (kMaxTaskTimeoutMs) + " ms");
   if (cfg.cuda_device < 0)
     return Status::Error (Code::kSettings, "CUDA device " + std::to_string (cfg.cuda_device) + " is invalid");
 
@@ -121,9 +125,10 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
   for (const auto *list : {&e->inputs_, &e->outputs_})
     for (const TensorInfo &t : *list)
       if (t.raw.size > kMaxTensorBytes)
-        return Status::Error (Code::kModel, "tensor '" + t.name + "' needs " + std::to_string (t.raw.size)
-            + " bytes, more than the " + std::to_string (kMaxTensorBytes) + " a classification model's tensor can "
-            "have: not a classifier dlainfer can run");
+        return Status::Error (Code::kModel, "tensor '" + t.name + "' needs " + std::to_string (t.raw.size) +
+                                                " bytes, more than the " + std::to_string (kMaxTensorBytes) +
+                                                " a classification model's tensor can "
+                                                "have: not a classifier dlainfer can run");
 
   ScopedContext scope (im.device.context ().handle ());
   if (!(st = CudaStream::Create (&im.stream)).ok () || !(st = CudaEvent::Create (false, &im.foreign)).ok ())
@@ -142,8 +147,8 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
     for (const TensorInfo &t : e->outputs_) {
       RegisteredTensor r;
       PinnedBuffer p;
-      if (!(st = RegisteredTensor::Create (im.device, t.raw.size, t.name + tag, &r)).ok ()
-          || !(st = PinnedBuffer::Create (t.raw.size, &p)).ok ())
+      if (!(st = RegisteredTensor::Create (im.device, t.raw.size, t.name + tag, &r)).ok () ||
+          !(st = PinnedBuffer::Create (t.raw.size, &p)).ok ())
         return st;
       s->out_ptrs.push_back (r.dla_ptr ());
       s->outputs.push_back (std::move (r));
@@ -167,17 +172,35 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
   return Status::Ok ();
 }
 
-const std::string &Engine::backend () const { return impl_->lib->backend (); }
-std::string Engine::cudla_version () const { return impl_->lib->version_string (); }
-void *Engine::primary_context () const { return impl_->device.context ().handle (); }
-void *Engine::stream () const { return impl_->stream.get (); }
-bool Engine::has_task_timeout () const { return impl_->lib->has_task_timeout (); }
-const std::string &Engine::library_path () const { return impl_->lib->path (); }
+const std::string &Engine::backend () const
+{
+  return impl_->lib->backend ();
+}
+std::string Engine::cudla_version () const
+{
+  return impl_->lib->version_string ();
+}
+void *Engine::primary_context () const
+{
+  return impl_->device.context ().handle ();
+}
+void *Engine::stream () const
+{
+  return impl_->stream.get ();
+}
+bool Engine::has_task_timeout () const
+{
+  return impl_->lib->has_task_timeout ();
+}
+const std::string &Engine::library_path () const
+{
+  return impl_->lib->path ();
+}
 
 Status Engine::fatal_status () const
 {
-  return Status::Error (Code::kFatal, "the DLA engine stopped after a fatal error (" + fatal_message_
-      + "); restart the process");
+  return Status::Error (Code::kFatal, "the DLA engine stopped after a fatal error (" + fatal_message_ +
+                                          "); restart the process");
 }
 
 Status Engine::check_slot (int slot) const
@@ -185,8 +208,9 @@ Status Engine::check_slot (int slot) const
   if (fatal_)
     return fatal_status ();
   if (slot < 0 || slot >= int (slots_.size ()))
-    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " does not exist (the engine has "
-        + std::to_string (slots_.size ()) + ")");
+    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
+                                              " does not exist (the engine has " +
+                                              std::to_string (slots_.size ()) + ")");
   return Status::Ok ();
 }
 
@@ -205,14 +229,17 @@ Status Engine::on_cuda_error (int err, const char *what)
   const std::string dla = "cudlaGetLastError reports " + cudla_status_name (last);
   if (err == kCudaErrorExternalDevice) {
     fatal_ = true;
-    fatal_message_ = std::string (what) + ": CUDA reported " + cuda_error_name (err) + " and " + dla
-        + (last == cudlaErrorDlaErrEngineTimeout
-                  ? " (the task did not finish within " + std::to_string (cfg_.task_timeout_ms) + " ms)"
-                  : "");
-    return Status::Error (Code::kFatal, "DLA fault: " + fatal_message_ + "; CUDA cannot be used again in this "
-        + "process: restart the process");
+    fatal_message_ =
+        std::string (what) + ": CUDA reported " + cuda_error_name (err) + " and " + dla +
+        (last == cudlaErrorDlaErrEngineTimeout
+             ? " (the task did not finish within " + std::to_string (cfg_.task_timeout_ms) + " ms)"
+             : "");
+    return Status::Error (Code::kFatal, "DLA fault: " + fatal_message_ +
+                                            "; CUDA cannot be used again in this " +
+                                            "process: restart the process");
   }
-  return Status::Error (Code::kRuntime, std::string (what) + " failed: " + cuda_error_name (err) + "; " + dla);
+  return Status::Error (Code::kRuntime,
+                        std::string (what) + " failed: " + cuda_error_name (err) + "; " + dla);
 }
 
 void *Engine::input_ptr (int slot, int index) const
@@ -265,13 +292,15 @@ Status Engine::submit (int slot)
     cudaStreamSynchronize (strm); /* likewise */
     if (impl_->lib->emulated_external_error () != 0)
       return on_cuda_error (impl_->lib->emulated_external_error (), "cudlaSubmitTask");
-    return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) + impl_->lib->refusal_detail () + " (DLA core "
-        + std::to_string (cfg_.dla_core) + ", slot " + std::to_string (slot) + ")");
+    return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
+                                              impl_->lib->refusal_detail () + " (DLA core " +
+                                              std::to_string (cfg_.dla_core) + ", slot " +
+                                              std::to_string (slot) + ")");
   }
   err = s.timed ? cudaEventRecord (ev (s.dla_end), strm) : cudaSuccess;
   for (size_t i = 0; err == cudaSuccess && i < s.outputs.size (); ++i)
     err = cudaMemcpyAsync (s.host_outputs[i].data (), s.outputs[i].cuda_ptr (), s.outputs[i].size (),
-        cudaMemcpyDeviceToHost, strm);
+                           cudaMemcpyDeviceToHost, strm);
   if (err == cudaSuccess)
     err = cudaEventRecord (ev (s.timed ? s.done : s.done_untimed), strm);
   /* The task is queued whatever happens next: complete() must still wait for it. */
@@ -291,7 +320,8 @@ Status Engine::complete (int slot)
     return st;
   Slot &s = *slots_[slot];
   if (s.state != Slot::State::kSubmitted)
-    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " has no task in flight to complete");
+    return Status::Error (Code::kRuntime,
+                          "slot " + std::to_string (slot) + " has no task in flight to complete");
   ScopedContext scope (primary_context ());
   s.state = Slot::State::kIdle;
   s.timings = SlotTimings ();
@@ -305,11 +335,13 @@ Status Engine::complete (int slot)
   /* CUDA saw no fault; the DLA may still report one for the task (synchronised first, as required). */
   const cudlaStatus last = impl_->device.last_error ();
   if (last == cudlaErrorDlaErrEngineTimeout)
-    return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of "
-        + std::to_string (cfg_.task_timeout_ms) + " ms: cudlaGetLastError reports " + cudla_status_name (last));
+    return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
+                                              std::to_string (cfg_.task_timeout_ms) +
+                                              " ms: cudlaGetLastError reports " + cudla_status_name (last));
   if (last != cudlaSuccess)
-    return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " + cudla_status_name (last)
-        + " (DLA core " + std::to_string (cfg_.dla_core) + ")");
+    return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " +
+                                              cudla_status_name (last) + " (DLA core " +
+                                              std::to_string (cfg_.dla_core) + ")");
   s.timings.total_ms = s.wait.elapsed_ms ();
   if (!s.timed)
     return Status::Ok ();
@@ -326,7 +358,8 @@ Status Engine::complete (int slot)
 
 const void *Engine::host_output (int slot, int index) const
 {
-  if (slot < 0 || slot >= int (slots_.size ()) || index < 0 || index >= int (slots_[slot]->host_outputs.size ()))
+  if (slot < 0 || slot >= int (slots_.size ()) || index < 0 ||
+      index >= int (slots_[slot]->host_outputs.size ()))
     return nullptr;
   return slots_[slot]->host_outputs[index].data ();
 }
@@ -355,15 +388,18 @@ Status Engine::wait_for_stream (void *cuda_stream)
 
 std::string Engine::describe () const
 {
-  std::string s = "backend=" + backend () + " library=" + library_path () + " cudla-version=" + cudla_version ()
-      + " dla-core=" + std::to_string (cfg_.dla_core) + "/" + std::to_string (impl_->device.core_count ())
-      + " cuda-device=" + std::to_string (cfg_.cuda_device) + " slots=" + std::to_string (slots_.size ())
-      + " task-timeout=" + (has_task_timeout () ? std::to_string (cfg_.task_timeout_ms) + "ms" : "default")
-      + " model=" + cfg_.model_path;
+  std::string s =
+      "backend=" + backend () + " library=" + library_path () + " cudla-version=" + cudla_version () +
+      " dla-core=" + std::to_string (cfg_.dla_core) + "/" + std::to_string (impl_->device.core_count ()) +
+      " cuda-device=" + std::to_string (cfg_.cuda_device) + " slots=" + std::to_string (slots_.size ()) +
+      " task-timeout=" + (has_task_timeout () ? std::to_string (cfg_.task_timeout_ms) + "ms" : "default") +
+      " model=" + cfg_.model_path;
   for (const auto &t : inputs_)
-    s += "\ninput '" + t.name + "': " + describe_view (t.view) + " [" + t.reading + "] raw: " + describe_raw (t.raw);
+    s += "\ninput '" + t.name + "': " + describe_view (t.view) + " [" + t.reading +
+         "] raw: " + describe_raw (t.raw);
   for (const auto &t : outputs_)
-    s += "\noutput '" + t.name + "': " + describe_view (t.view) + " [" + t.reading + "] raw: " + describe_raw (t.raw);
+    s += "\noutput '" + t.name + "': " + describe_view (t.view) + " [" + t.reading +
+         "] raw: " + describe_raw (t.raw);
   return s;
 }
 

@@ -65,14 +65,14 @@ class Engine {
   const TensorInfo &input () const { return inputs_[0]; }
   const std::vector<TensorInfo> &inputs () const { return inputs_; }
   const std::vector<TensorInfo> &outputs () const { return outputs_; }
-  const std::string &backend () const;       /* "dla" or "swdla" */
-  std::string cudla_version () const;        /* "1.2.1", or "(version unknown)" */
-  void *primary_context () const;            /* CUcontext */
+  const std::string &backend () const; /* "dla" or "swdla" */
+  std::string cudla_version () const;  /* "1.2.1", or "(version unknown)" */
+  void *primary_context () const;      /* CUcontext */
   int cuda_device () const { return cfg_.cuda_device; }
   int dla_core () const { return cfg_.dla_core; }
-  void *stream () const;                     /* cudaStream_t: non-blocking, in the primary context */
+  void *stream () const; /* cudaStream_t: non-blocking, in the primary context */
   int num_slots () const { return int (slots_.size ()); }
-  bool has_task_timeout () const;            /* cudlaSetTaskTimeoutInMs was applied */
+  bool has_task_timeout () const; /* cudlaSetTaskTimeoutInMs was applied */
   const std::string &model_path () const { return cfg_.model_path; }
   const std::string &library_path () const;
   bool failed () const { return fatal_; }

@@ -13,9 +13,9 @@
 namespace dla {
 
 const char *const kRequiredSymbols[12] = {
-  "cudlaGetVersion", "cudlaDeviceGetCount", "cudlaCreateDevice", "cudlaMemRegister",
-  "cudlaModuleLoadFromMemory", "cudlaModuleGetAttributes", "cudlaModuleUnload", "cudlaSubmitTask",
-  "cudlaDeviceGetAttribute", "cudlaMemUnregister", "cudlaGetLastError", "cudlaDestroyDevice",
+    "cudlaGetVersion",           "cudlaDeviceGetCount",      "cudlaCreateDevice", "cudlaMemRegister",
+    "cudlaModuleLoadFromMemory", "cudlaModuleGetAttributes", "cudlaModuleUnload", "cudlaSubmitTask",
+    "cudlaDeviceGetAttribute",   "cudlaMemUnregister",       "cudlaGetLastError", "cudlaDestroyDevice",
 };
 
 namespace {
@@ -47,9 +47,10 @@ std::string dl_error ()
 
 std::string not_found_hint ()
 {
-  return std::string ("cuDLA ships with JetPack on Jetson AGX Orin (and libcudla.so.1 needs the Jetson "
-                      "BSP's libnvcudla.so); to use another file, set ")
-      + kLibraryEnv + " to its path";
+  return std::string (
+             "cuDLA ships with JetPack on Jetson AGX Orin (and libcudla.so.1 needs the Jetson "
+             "BSP's libnvcudla.so); to use another file, set ") +
+         kLibraryEnv + " to its path";
 }
 
 /* Resolves `name` into *fn; records the name in *missing when absent. */
@@ -82,8 +83,9 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
     if (stat (path.c_str (), &st) != 0) {
       const int err = errno;
       return Status::Error (Code::kNotFound,
-          std::string ("cuDLA library ") + path + (from_env ? std::string (" (named by ") + kLibraryEnv + ")" : "")
-              + " cannot be opened: " + std::strerror (err) + "; " + not_found_hint ());
+                            std::string ("cuDLA library ") + path +
+                                (from_env ? std::string (" (named by ") + kLibraryEnv + ")" : "") +
+                                " cannot be opened: " + std::strerror (err) + "; " + not_found_hint ());
     }
   }
 
@@ -94,10 +96,12 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
     /* dlerror names the file it could not find: ours, or a dependency of it. */
     const bool ours = why.compare (0, path.size (), path) == 0;
     if (ours && why.find ("cannot open shared object file") != std::string::npos)
-      return Status::Error (Code::kNotFound, "cuDLA library " + path + " not found (dlopen: " + why + "); "
-          + not_found_hint ());
-    return Status::Error (Code::kInit, "cuDLA library " + path + " could not be loaded (dlopen: " + why + ")"
-        + (ours ? std::string () : "; a library it depends on is missing (on Jetson: install the BSP)"));
+      return Status::Error (Code::kNotFound, "cuDLA library " + path + " not found (dlopen: " + why + "); " +
+                                                 not_found_hint ());
+    return Status::Error (
+        Code::kInit,
+        "cuDLA library " + path + " could not be loaded (dlopen: " + why + ")" +
+            (ours ? std::string () : "; a library it depends on is missing (on Jetson: install the BSP)"));
   }
 
   std::shared_ptr<Library> lib (new Library ());
@@ -126,9 +130,10 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
     std::string list;
     for (const auto &m : missing)
       list += (list.empty () ? "" : ", ") + m;
-    return Status::Error (Code::kInit, "cuDLA library " + path + " lacks " + std::to_string (missing.size ())
-        + " required symbol(s): " + list + "; it is not a usable libcudla.so.1 (hybrid mode needs the 12 "
-        + "entry points of cuDLA 1.2 or later)");
+    return Status::Error (Code::kInit, "cuDLA library " + path + " lacks " +
+                                           std::to_string (missing.size ()) + " required symbol(s): " + list +
+                                           "; it is not a usable libcudla.so.1 (hybrid mode needs the 12 " +
+                                           "entry points of cuDLA 1.2 or later)");
   }
 
   if (a.SwdlaBackendName) {
@@ -140,11 +145,14 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
     lib->version_ = version;
 
   if (lib->is_software ())
-    log (LogLevel::kWarning, "cuDLA backend '" + lib->backend_ + "' loaded from " + path
-        + ": the software DLA of gst-dlainfer's tests; results come from software on the GPU, not from the DLA");
+    log (LogLevel::kWarning, "cuDLA backend '" + lib->backend_ + "' loaded from " + path +
+                                 ": the software DLA of gst-dlainfer's tests; results come from software on "
+                                 "the GPU, not from the DLA");
   else
-    log (LogLevel::kInfo, "cuDLA " + lib->version_string () + " loaded from " + path
-        + (lib->has_task_timeout () ? "" : " (no cudlaSetTaskTimeoutInMs: tasks keep the 30 s default timeout)"));
+    log (LogLevel::kInfo, "cuDLA " + lib->version_string () + " loaded from " + path +
+                              (lib->has_task_timeout ()
+                                   ? ""
+                                   : " (no cudlaSetTaskTimeoutInMs: tasks keep the 30 s default timeout)"));
   *out = std::move (lib);
   return Status::Ok ();
 }
@@ -185,8 +193,8 @@ std::string Library::version_string () const
 {
   if (version_ == 0)
     return "(version unknown)";
-  return std::to_string (version_ / 1000000) + "." + std::to_string (version_ / 1000 % 1000) + "."
-      + std::to_string (version_ % 1000);
+  return std::to_string (version_ / 1000000) + "." + std::to_string (version_ / 1000 % 1000) + "." +
+         std::to_string (version_ % 1000);
 }
 
 std::string Library::refusal_detail () const

@@ -25,16 +25,16 @@ struct CudlaApi {
   cudlaStatus (*DeviceGetCount) (uint64_t *const) = nullptr;
   cudlaStatus (*CreateDevice) (uint64_t const, cudlaDevHandle *const, uint32_t const) = nullptr;
   cudlaStatus (*MemRegister) (cudlaDevHandle const, const uint64_t *const, size_t const, uint64_t **const,
-      uint32_t const) = nullptr;
+                              uint32_t const) = nullptr;
   cudlaStatus (*ModuleLoadFromMemory) (cudlaDevHandle const, const uint8_t *const, size_t const,
-      cudlaModule *const, uint32_t const) = nullptr;
+                                       cudlaModule *const, uint32_t const) = nullptr;
   cudlaStatus (*ModuleGetAttributes) (cudlaModule const, cudlaModuleAttributeType const,
-      cudlaModuleAttribute *const) = nullptr;
+                                      cudlaModuleAttribute *const) = nullptr;
   cudlaStatus (*ModuleUnload) (cudlaModule const, uint32_t const) = nullptr;
   cudlaStatus (*SubmitTask) (cudlaDevHandle const, const cudlaTask *const, uint32_t const, void *const,
-      uint32_t const) = nullptr;
+                             uint32_t const) = nullptr;
   cudlaStatus (*DeviceGetAttribute) (cudlaDevHandle const, cudlaDevAttributeType const,
-      cudlaDevAttribute *const) = nullptr;
+                                     cudlaDevAttribute *const) = nullptr;
   cudlaStatus (*MemUnregister) (cudlaDevHandle const, const uint64_t *const) = nullptr;
   cudlaStatus (*GetLastError) (cudlaDevHandle const) = nullptr;
   cudlaStatus (*DestroyDevice) (cudlaDevHandle const) = nullptr;
@@ -82,7 +82,10 @@ class Library {
   /* " (swdla: <reason>)" after a refused call on swdla, else "": appended to failure messages. */
   std::string refusal_detail () const;
   /* The external-device error swdla emulates (0 on real cuDLA). */
-  int emulated_external_error () const { return api_.SwdlaExternalDeviceError ? api_.SwdlaExternalDeviceError () : 0; }
+  int emulated_external_error () const
+  {
+    return api_.SwdlaExternalDeviceError ? api_.SwdlaExternalDeviceError () : 0;
+  }
 
  private:
   Library () = default;

@@ -21,8 +21,8 @@ Status read_model_file (const std::string &path, std::vector<uint8_t> *out)
   if (!st.ok ())
     return st;
   if (bytes.empty ())
-    return Status::Error (Code::kModel, "model file '" + path + "' is empty (0 bytes); " + "build a DLA loadable with: "
-        + kTrtexecRecipe);
+    return Status::Error (Code::kModel, "model file '" + path + "' is empty (0 bytes); " +
+                                            "build a DLA loadable with: " + kTrtexecRecipe);
   out->assign (bytes.begin (), bytes.end ());
   return Status::Ok ();
 }
@@ -41,39 +41,55 @@ ModelKind model_kind (const uint8_t *bytes, size_t size)
 const char *model_kind_name (ModelKind kind)
 {
   switch (kind) {
-    case ModelKind::kNvidiaLoadable: return "NVIDIA DLA loadable";
-    case ModelKind::kSwdla: return "swdla model";
-    case ModelKind::kTensorRtEngine: return "TensorRT engine";
-    case ModelKind::kUnknown: break;
+    case ModelKind::kNvidiaLoadable:
+      return "NVIDIA DLA loadable";
+    case ModelKind::kSwdla:
+      return "swdla model";
+    case ModelKind::kTensorRtEngine:
+      return "TensorRT engine";
+    case ModelKind::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 Status check_model_for_backend (const uint8_t *bytes, size_t size, const std::string &backend,
-    const std::string &origin)
+                                const std::string &origin)
 {
   switch (model_kind (bytes, size)) {
     case ModelKind::kNvidiaLoadable:
       if (backend == "swdla")
-        return Status::Error (Code::kModel, "'" + origin + "' is an NVIDIA DLA loadable, but the cuDLA library "
-            "loaded is swdla (the software DLA of the tests), which runs only its own models: unset "
-            "DLAINFER_CUDLA_LIBRARY on a Jetson to use the DLA, or give an swdla model");
+        return Status::Error (
+            Code::kModel,
+            "'" + origin +
+                "' is an NVIDIA DLA loadable, but the cuDLA library "
+                "loaded is swdla (the software DLA of the tests), which runs only its own models: unset "
+                "DLAINFER_CUDLA_LIBRARY on a Jetson to use the DLA, or give an swdla model");
       return Status::Ok ();
     case ModelKind::kSwdla:
       if (backend != "swdla")
-        return Status::Error (Code::kModel, "'" + origin + "' is a model of swdla (the software DLA of "
-            "gst-dlainfer's tests), which real cuDLA cannot load: give a DLA loadable built with: "
-            + kTrtexecRecipe);
+        return Status::Error (
+            Code::kModel,
+            "'" + origin +
+                "' is a model of swdla (the software DLA of "
+                "gst-dlainfer's tests), which real cuDLA cannot load: give a DLA loadable built with: " +
+                kTrtexecRecipe);
       return Status::Ok ();
     case ModelKind::kTensorRtEngine:
-      return Status::Error (Code::kModel, "'" + origin + "' (" + std::to_string (size) + " bytes) is a TensorRT "
-          "engine, not a cuDLA loadable: rebuild it with trtexec --buildDLAStandalone: " + kTrtexecRecipe);
+      return Status::Error (
+          Code::kModel, "'" + origin + "' (" + std::to_string (size) +
+                            " bytes) is a TensorRT "
+                            "engine, not a cuDLA loadable: rebuild it with trtexec --buildDLAStandalone: " +
+                            kTrtexecRecipe);
     case ModelKind::kUnknown:
       break;
   }
-  return Status::Error (Code::kModel, "'" + origin + "' (" + std::to_string (size) + " bytes) is not a DLA "
-      "loadable (no 'NVDA' at bytes 4..7). A loadable is a DLA standalone engine, made from an ONNX model "
-      "on the Jetson with: " + kTrtexecRecipe + " (a TensorRT .engine/.plan file will not do)");
+  return Status::Error (Code::kModel, "'" + origin + "' (" + std::to_string (size) +
+                                          " bytes) is not a DLA "
+                                          "loadable (no 'NVDA' at bytes 4..7). A loadable is a DLA "
+                                          "standalone engine, made from an ONNX model "
+                                          "on the Jetson with: " +
+                                          kTrtexecRecipe + " (a TensorRT .engine/.plan file will not do)");
 }
 
 }  // namespace dla

@@ -27,7 +27,7 @@ const char *model_kind_name (ModelKind kind);
 /* Whether a model of this kind can load on `backend` ("dla" or "swdla"); kModel with the reason
  * (and, for unknown bytes, what a loadable is and the trtexec line that makes one) otherwise. */
 Status check_model_for_backend (const uint8_t *bytes, size_t size, const std::string &backend,
-    const std::string &origin);
+                                const std::string &origin);
 
 /* The trtexec command that builds a DLA loadable the element can use. */
 extern const char *const kTrtexecRecipe;

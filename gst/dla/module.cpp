@@ -8,7 +8,10 @@
 namespace dla {
 
 Module::Module (Module &&o) noexcept
-    : lib_ (std::move (o.lib_)), ctx_ (o.ctx_), handle_ (o.handle_), inputs_ (std::move (o.inputs_)),
+    : lib_ (std::move (o.lib_)),
+      ctx_ (o.ctx_),
+      handle_ (o.handle_),
+      inputs_ (std::move (o.inputs_)),
       outputs_ (std::move (o.outputs_))
 {
   o.handle_ = nullptr;
@@ -29,22 +32,23 @@ Module &Module::operator= (Module &&o) noexcept
 }
 
 Status read_descriptors (const CudlaApi &api, cudlaModule module, bool inputs,
-    std::vector<cudlaModuleTensorDescriptor> *out)
+                         std::vector<cudlaModuleTensorDescriptor> *out)
 {
   const char *what = inputs ? "input" : "output";
   cudlaModuleAttribute attr;
   std::memset (&attr, 0, sizeof attr);
-  cudlaStatus s = api.ModuleGetAttributes (module, inputs ? CUDLA_NUM_INPUT_TENSORS : CUDLA_NUM_OUTPUT_TENSORS, &attr);
+  cudlaStatus s =
+      api.ModuleGetAttributes (module, inputs ? CUDLA_NUM_INPUT_TENSORS : CUDLA_NUM_OUTPUT_TENSORS, &attr);
   if (s != cudlaSuccess)
-    return Status::Error (Code::kModel, cudla_call_failed ("cudlaModuleGetAttributes", s) + " (number of "
-        + what + " tensors)");
+    return Status::Error (Code::kModel, cudla_call_failed ("cudlaModuleGetAttributes", s) + " (number of " +
+                                            what + " tensors)");
   const uint32_t count = inputs ? attr.numInputTensors : attr.numOutputTensors;
   if (count == 0)
     return Status::Error (Code::kModel, std::string ("the model has no ") + what + " tensor");
   /* A DLA loadable has a handful of I/O tensors; a huge count means a broken library or model. */
   if (count > 256)
-    return Status::Error (Code::kModel, "cudlaModuleGetAttributes reports " + std::to_string (count) + " " + what
-        + " tensors, more than any DLA loadable has");
+    return Status::Error (Code::kModel, "cudlaModuleGetAttributes reports " + std::to_string (count) + " " +
+                                            what + " tensors, more than any DLA loadable has");
   std::vector<cudlaModuleTensorDescriptor> descs (count);
   std::memset (descs.data (), 0, descs.size () * sizeof descs[0]);
   /* The caller owns the array: the union's pointer member is set before the query. */
@@ -52,15 +56,17 @@ Status read_descriptors (const CudlaApi &api, cudlaModule module, bool inputs,
     attr.inputTensorDesc = descs.data ();
   else
     attr.outputTensorDesc = descs.data ();
-  s = api.ModuleGetAttributes (module, inputs ? CUDLA_INPUT_TENSOR_DESCRIPTORS : CUDLA_OUTPUT_TENSOR_DESCRIPTORS, &attr);
+  s = api.ModuleGetAttributes (
+      module, inputs ? CUDLA_INPUT_TENSOR_DESCRIPTORS : CUDLA_OUTPUT_TENSOR_DESCRIPTORS, &attr);
   if (s != cudlaSuccess)
-    return Status::Error (Code::kModel, cudla_call_failed ("cudlaModuleGetAttributes", s) + " (" + what
-        + " tensor descriptors)");
+    return Status::Error (Code::kModel, cudla_call_failed ("cudlaModuleGetAttributes", s) + " (" + what +
+                                            " tensor descriptors)");
   *out = std::move (descs);
   return Status::Ok ();
 }
 
-Status Module::Load (const Device &dev, const uint8_t *bytes, size_t size, const std::string &origin, Module *out)
+Status Module::Load (const Device &dev, const uint8_t *bytes, size_t size, const std::string &origin,
+                     Module *out)
 {
   if (!dev.valid ())
     return Status::Error (Code::kInit, "no DLA device to load the model into");
@@ -72,12 +78,14 @@ Status Module::Load (const Device &dev, const uint8_t *bytes, size_t size, const
   cudlaModule handle = nullptr;
   const cudlaStatus s = api.ModuleLoadFromMemory (dev.handle (), bytes, size, &handle, CUDLA_MODULE_DEFAULT);
   if (s != cudlaSuccess || !handle)
-    return Status::Error (Code::kModel, cudla_call_failed ("cudlaModuleLoadFromMemory", s) + dev.library ().refusal_detail () + " for '" + origin + "' ("
-        + std::to_string (size) + " bytes)"
-        + (s == cudlaErrorUnsupportedOperation ? ": this device handle already has a module" : "")
-        + (s == cudlaErrorInvalidParam || s == cudlaErrorUmd
-                  ? ": the loadable may be corrupt or built for another DLA, JetPack or TensorRT version"
-                  : ""));
+    return Status::Error (
+        Code::kModel,
+        cudla_call_failed ("cudlaModuleLoadFromMemory", s) + dev.library ().refusal_detail () + " for '" +
+            origin + "' (" + std::to_string (size) + " bytes)" +
+            (s == cudlaErrorUnsupportedOperation ? ": this device handle already has a module" : "") +
+            (s == cudlaErrorInvalidParam || s == cudlaErrorUmd
+                 ? ": the loadable may be corrupt or built for another DLA, JetPack or TensorRT version"
+                 : ""));
   Module m;
   m.lib_ = dev.library_ptr ();
   m.ctx_ = dev.context ().handle ();

@@ -24,7 +24,8 @@ class Module {
   /* Loads model bytes (an NVIDIA loadable, or an swdla model on the swdla backend) into `dev` and
    * reads its descriptors (the count query, then the descriptor query into our own array).
    * `origin` (the file name) appears in messages. `dev` must outlive the module. */
-  static Status Load (const Device &dev, const uint8_t *bytes, size_t size, const std::string &origin, Module *out);
+  static Status Load (const Device &dev, const uint8_t *bytes, size_t size, const std::string &origin,
+                      Module *out);
 
   const std::vector<cudlaModuleTensorDescriptor> &inputs () const { return inputs_; }
   const std::vector<cudlaModuleTensorDescriptor> &outputs () const { return outputs_; }
@@ -40,6 +41,6 @@ class Module {
 
 /* Reads the descriptors of one direction: count query then descriptor query (exposed for tests). */
 Status read_descriptors (const CudlaApi &api, cudlaModule module, bool inputs,
-    std::vector<cudlaModuleTensorDescriptor> *out);
+                         std::vector<cudlaModuleTensorDescriptor> *out);
 
 }  // namespace dla

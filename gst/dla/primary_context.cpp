@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-
 #include <mutex>
 #include <string>
 
@@ -29,18 +28,19 @@ const DriverApi &driver ()
   static DriverApi api;
   static std::once_flag once;
   std::call_once (once, [] {
-    api.loaded = driver_entry ("cuDeviceGet", &api.device_get)
-        && driver_entry ("cuDevicePrimaryCtxRetain", &api.retain)
-        && driver_entry ("cuDevicePrimaryCtxRelease", &api.release)
-        && driver_entry ("cuCtxPushCurrent", &api.push) && driver_entry ("cuCtxPopCurrent", &api.pop)
-        && driver_entry ("cuCtxGetCurrent", &api.get_current);
+    api.loaded = driver_entry ("cuDeviceGet", &api.device_get) &&
+                 driver_entry ("cuDevicePrimaryCtxRetain", &api.retain) &&
+                 driver_entry ("cuDevicePrimaryCtxRelease", &api.release) &&
+                 driver_entry ("cuCtxPushCurrent", &api.push) && driver_entry ("cuCtxPopCurrent", &api.pop) &&
+                 driver_entry ("cuCtxGetCurrent", &api.get_current);
   });
   return api;
 }
 
 std::string cuda_error (cudaError_t err)
 {
-  return std::string (cudaGetErrorName (err)) + " (" + std::to_string (int (err)) + "): " + cudaGetErrorString (err);
+  return std::string (cudaGetErrorName (err)) + " (" + std::to_string (int (err)) +
+         "): " + cudaGetErrorString (err);
 }
 
 }  // namespace
@@ -77,8 +77,8 @@ CudaProbe probe_cuda ()
   if (err == cudaSuccess || err == cudaErrorNoDevice) {
     if (visible) {
       p.state = CudaState::kHidden;
-      p.why = std::string ("no CUDA device visible: CUDA_VISIBLE_DEVICES=\"") + visible
-          + "\" hides them (unset it, or name a device that exists)";
+      p.why = std::string ("no CUDA device visible: CUDA_VISIBLE_DEVICES=\"") + visible +
+              "\" hides them (unset it, or name a device that exists)";
     } else {
       p.state = CudaState::kNoDevice;
       p.why = "no CUDA device present (the NVIDIA driver is installed but reports no GPU)";
@@ -92,12 +92,13 @@ CudaProbe probe_cuda ()
     const std::string needed = std::to_string (runtime / 1000) + "." + std::to_string (runtime % 1000 / 10);
     if (driver.empty ()) {
       p.state = CudaState::kNoDriver;
-      p.why = "no CUDA driver: the NVIDIA driver is not installed (libcuda.so.1 cannot be loaded); install it "
-              "(JetPack on a Jetson)";
+      p.why =
+          "no CUDA driver: the NVIDIA driver is not installed (libcuda.so.1 cannot be loaded); install it "
+          "(JetPack on a Jetson)";
     } else {
       p.state = CudaState::kDriverTooOld;
-      p.why = "CUDA driver too old: the NVIDIA driver supports CUDA " + driver + " but this build needs CUDA " + needed
-          + " (cudaErrorInsufficientDriver): update the driver";
+      p.why = "CUDA driver too old: the NVIDIA driver supports CUDA " + driver +
+              " but this build needs CUDA " + needed + " (cudaErrorInsufficientDriver): update the driver";
     }
     return p;
   }
@@ -121,11 +122,13 @@ Status PrimaryContext::Retain (int ordinal, PrimaryContext *out)
   if (count == 0)
     return Status::Error (Code::kNotFound, why);
   if (ordinal < 0 || ordinal >= count)
-    return Status::Error (Code::kSettings, "CUDA device " + std::to_string (ordinal) + " does not exist: "
-        + std::to_string (count) + " device(s) present, use 0.." + std::to_string (count - 1));
+    return Status::Error (Code::kSettings, "CUDA device " + std::to_string (ordinal) +
+                                               " does not exist: " + std::to_string (count) +
+                                               " device(s) present, use 0.." + std::to_string (count - 1));
   const DriverApi &api = driver ();
   if (!api.loaded)
-    return Status::Error (Code::kInit, "the CUDA driver lacks the primary-context entry points (driver too old?)");
+    return Status::Error (Code::kInit,
+                          "the CUDA driver lacks the primary-context entry points (driver too old?)");
   /* cudaFree(0) initialises the runtime and the primary context, as NVIDIA's cuDLA samples do; the
    * calling thread (often the application's) gets its own current device back afterwards. */
   int previous = -1;
@@ -140,7 +143,8 @@ Status PrimaryContext::Retain (int ordinal, PrimaryContext *out)
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
   if (api.device_get (&dev, ordinal) != CUDA_SUCCESS || api.retain (&ctx, dev) != CUDA_SUCCESS || !ctx)
-    return Status::Error (Code::kInit, "cuDevicePrimaryCtxRetain failed for CUDA device " + std::to_string (ordinal));
+    return Status::Error (Code::kInit,
+                          "cuDevicePrimaryCtxRetain failed for CUDA device " + std::to_string (ordinal));
   out->reset ();
   out->ctx_ = ctx;
   out->device_ = dev;
@@ -156,7 +160,10 @@ void PrimaryContext::reset () noexcept
   ordinal_ = -1;
 }
 
-PrimaryContext::~PrimaryContext () { reset (); }
+PrimaryContext::~PrimaryContext ()
+{
+  reset ();
+}
 
 PrimaryContext::PrimaryContext (PrimaryContext &&other) noexcept
     : ctx_ (other.ctx_), device_ (other.device_), ordinal_ (other.ordinal_)

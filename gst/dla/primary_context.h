@@ -24,7 +24,7 @@ class PrimaryContext {
   static Status Retain (int ordinal, PrimaryContext *out);
 
   bool valid () const { return ctx_ != nullptr; }
-  void *handle () const { return ctx_; } /* CUcontext */
+  void *handle () const { return ctx_; }  /* CUcontext */
   int device () const { return device_; } /* CUdevice */
   int ordinal () const { return ordinal_; }
 

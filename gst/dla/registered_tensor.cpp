@@ -29,7 +29,8 @@ RegisteredTensor &RegisteredTensor::operator= (RegisteredTensor &&o) noexcept
   return *this;
 }
 
-Status RegisteredTensor::Create (const Device &dev, uint64_t size, const std::string &name, RegisteredTensor *out)
+Status RegisteredTensor::Create (const Device &dev, uint64_t size, const std::string &name,
+                                 RegisteredTensor *out)
 {
   if (!dev.valid ())
     return Status::Error (Code::kInit, "no DLA device to register tensor '" + name + "' with");
@@ -44,8 +45,8 @@ Status RegisteredTensor::Create (const Device &dev, uint64_t size, const std::st
   cudaError_t err = cudaMalloc (&t.cuda_, size);
   if (err != cudaSuccess) {
     t.cuda_ = nullptr;
-    return Status::Error (Code::kInit, cuda_call_failed ("cudaMalloc", err) + " for tensor '" + name + "' ("
-        + std::to_string (size) + " bytes)");
+    return Status::Error (Code::kInit, cuda_call_failed ("cudaMalloc", err) + " for tensor '" + name + "' (" +
+                                           std::to_string (size) + " bytes)");
   }
   /* Zeroed once: pad lanes and row tails stay zero, the kernels never write them. Synchronised here
    * because the engine's non-blocking stream does not wait for the legacy stream. */
@@ -55,12 +56,15 @@ Status RegisteredTensor::Create (const Device &dev, uint64_t size, const std::st
   if (err != cudaSuccess)
     return Status::Error (Code::kInit, cuda_call_failed ("cudaMemset", err) + " for tensor '" + name + "'");
   if (reinterpret_cast<uintptr_t> (t.cuda_) % 32 != 0) /* cuDLA needs 32-byte alignment */
-    return Status::Error (Code::kInit, "cudaMalloc returned an address not 32-byte aligned for tensor '" + name + "'");
-  uint64_t *dla = nullptr;
-  const cudlaStatus s = dev.api ().MemRegister (dev.handle (), static_cast<const uint64_t *> (t.cuda_), size, &dla, 0);
-  if (s != cudlaSuccess || !dla)
     return Status::Error (Code::kInit,
-        cudla_call_failed ("cudlaMemRegister", s) + dev.library ().refusal_detail () + " for tensor '" + name + "' (" + std::to_string (size) + " bytes)");
+                          "cudaMalloc returned an address not 32-byte aligned for tensor '" + name + "'");
+  uint64_t *dla = nullptr;
+  const cudlaStatus s =
+      dev.api ().MemRegister (dev.handle (), static_cast<const uint64_t *> (t.cuda_), size, &dla, 0);
+  if (s != cudlaSuccess || !dla)
+    return Status::Error (Code::kInit, cudla_call_failed ("cudlaMemRegister", s) +
+                                           dev.library ().refusal_detail () + " for tensor '" + name + "' (" +
+                                           std::to_string (size) + " bytes)");
   t.dla_ = dla;
   *out = std::move (t);
   return Status::Ok ();

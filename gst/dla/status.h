@@ -9,13 +9,13 @@ namespace dla {
 
 enum class Code {
   kOk,
-  kNotFound,     /* library, device, model file: RESOURCE/NOT_FOUND */
-  kSettings,     /* bad property value: RESOURCE/SETTINGS */
-  kInit,         /* CUDA or cuDLA initialisation: LIBRARY/INIT */
-  kModel,        /* model refused or of a shape we cannot use: RESOURCE/SETTINGS */
-  kRuntime,      /* one task failed: STREAM/FAILED */
-  kTimeout,      /* a task did not finish in time: STREAM/FAILED */
-  kFatal,        /* CUDA is poisoned (cudaErrorExternalDevice): restart the process */
+  kNotFound, /* library, device, model file: RESOURCE/NOT_FOUND */
+  kSettings, /* bad property value: RESOURCE/SETTINGS */
+  kInit,     /* CUDA or cuDLA initialisation: LIBRARY/INIT */
+  kModel,    /* model refused or of a shape we cannot use: RESOURCE/SETTINGS */
+  kRuntime,  /* one task failed: STREAM/FAILED */
+  kTimeout,  /* a task did not finish in time: STREAM/FAILED */
+  kFatal,    /* CUDA is poisoned (cudaErrorExternalDevice): restart the process */
 };
 
 struct Status {

@@ -10,7 +10,8 @@ const char *cudla_status_symbol (int status)
 {
   switch (status) {
 #define NAME(v) \
-  case v: return #v;
+  case v:       \
+    return #v;
     NAME (cudlaSuccess)
     NAME (cudlaErrorInvalidParam)
     NAME (cudlaErrorOutOfResources)

@@ -55,15 +55,18 @@ const GstMetaInfo *gst_dla_classification_meta_get_info (void)
 {
   static const GstMetaInfo *info = nullptr;
   if (g_once_init_enter (&info)) {
-    const GstMetaInfo *i = gst_meta_register (GST_DLA_CLASSIFICATION_META_API_TYPE, "GstDlaClassificationMeta",
-        sizeof (GstDlaClassificationMeta), meta_init, meta_free, meta_transform);
+    const GstMetaInfo *i =
+        gst_meta_register (GST_DLA_CLASSIFICATION_META_API_TYPE, "GstDlaClassificationMeta",
+                           sizeof (GstDlaClassificationMeta), meta_init, meta_free, meta_transform);
     g_once_init_leave (&info, i);
   }
   return info;
 }
 
 GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (GstBuffer *buffer,
-    const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend)
+                                                                  const GstDlaClassification *results,
+                                                                  guint n_results, GQuark element,
+                                                                  GQuark backend)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), nullptr);
   g_return_val_if_fail (n_results == 0 || results != nullptr, nullptr);
@@ -71,8 +74,9 @@ GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (GstBuffer *buf
       gst_buffer_add_meta (buffer, GST_DLA_CLASSIFICATION_META_INFO, nullptr));
   if (!m)
     return nullptr;
-  m->results = n_results ? static_cast<GstDlaClassification *> (g_memdup2 (results, n_results * sizeof *results))
-                         : nullptr;
+  m->results = n_results
+                   ? static_cast<GstDlaClassification *> (g_memdup2 (results, n_results * sizeof *results))
+                   : nullptr;
   m->n_results = n_results;
   m->element = element;
   m->backend = backend;
@@ -87,7 +91,7 @@ GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta (GstBuffer *buf
 }
 
 GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta_for_element (GstBuffer *buffer,
-    const gchar *element_name)
+                                                                              const gchar *element_name)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), nullptr);
   g_return_val_if_fail (element_name != nullptr, nullptr);
@@ -96,7 +100,8 @@ GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta_for_element (Gs
   if (!wanted)
     return nullptr;
   gpointer state = nullptr;
-  while (GstMeta *meta = gst_buffer_iterate_meta_filtered (buffer, &state, GST_DLA_CLASSIFICATION_META_API_TYPE)) {
+  while (GstMeta *meta =
+             gst_buffer_iterate_meta_filtered (buffer, &state, GST_DLA_CLASSIFICATION_META_API_TYPE)) {
     auto *m = reinterpret_cast<GstDlaClassificationMeta *> (meta);
     if (m->element == wanted)
       return m;

@@ -71,18 +71,19 @@ GST_DLA_API const GstMetaInfo *gst_dla_classification_meta_get_info (void);
 
 /* Adds a meta holding a copy of @results (@n_results of them, already sorted) to a writable
  * buffer; @carried and @age start FALSE and 0. */
-GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (GstBuffer *buffer,
-    const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend);
+GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (
+    GstBuffer *buffer, const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend);
 
 /* The first classification meta of @buffer, or NULL. */
 GST_DLA_API GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta (GstBuffer *buffer);
 
 /* The classification meta that the element named @element_name added, or NULL. */
-GST_DLA_API GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta_for_element (GstBuffer *buffer,
-    const gchar *element_name);
+GST_DLA_API GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta_for_element (
+    GstBuffer *buffer, const gchar *element_name);
 
 /* The label of result @index, or NULL when @index >= n_results. */
-GST_DLA_API const gchar *gst_dla_classification_meta_get_label (const GstDlaClassificationMeta *meta, guint index);
+GST_DLA_API const gchar *gst_dla_classification_meta_get_label (const GstDlaClassificationMeta *meta,
+                                                                guint index);
 
 /* The producing element's name and the backend as strings. */
 GST_DLA_API const gchar *gst_dla_classification_meta_get_element_name (const GstDlaClassificationMeta *meta);

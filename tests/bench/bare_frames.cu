@@ -1,8 +1,6 @@
-#include "bare_frames.h"
-
 #include <cuda_runtime_api.h>
 
-
+#include "bare_frames.h"
 #include "completion_wait.h"
 #include "cuda_resources.h"
 #include "engine.h"
@@ -20,13 +18,16 @@ struct BusyArgs {
 __global__ void busy_kernel (const BusyArgs a)
 {
   unsigned long long t0, t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   while (t - t0 < a.ns);
 }
 
-cudaEvent_t ev (const dla::CudaEvent &e) { return static_cast<cudaEvent_t> (e.get ()); }
+cudaEvent_t ev (const dla::CudaEvent &e)
+{
+  return static_cast<cudaEvent_t> (e.get ());
+}
 }  // namespace
 
 double bare_frame_cpu_us (double gpu_us, int n)
@@ -35,14 +36,15 @@ double bare_frame_cpu_us (double gpu_us, int n)
   dla::CudaEvent start, submitted, dla_end, done, done_untimed;
   dla::PinnedBuffer host;
   void *dev = nullptr;
-  const bool ready = dla::CudaStream::Create (&stream).ok () && dla::CudaEvent::Create (true, &start).ok ()
-      && dla::CudaEvent::Create (true, &submitted).ok () && dla::CudaEvent::Create (true, &dla_end).ok ()
-      && dla::CudaEvent::Create (true, &done).ok () && dla::CudaEvent::Create (false, &done_untimed).ok ()
-      && dla::PinnedBuffer::Create (64, &host).ok () && cudaMalloc (&dev, 64) == cudaSuccess;
+  const bool ready =
+      dla::CudaStream::Create (&stream).ok () && dla::CudaEvent::Create (true, &start).ok () &&
+      dla::CudaEvent::Create (true, &submitted).ok () && dla::CudaEvent::Create (true, &dla_end).ok () &&
+      dla::CudaEvent::Create (true, &done).ok () && dla::CudaEvent::Create (false, &done_untimed).ok () &&
+      dla::PinnedBuffer::Create (64, &host).ok () && cudaMalloc (&dev, 64) == cudaSuccess;
   double cpu_us = -1;
   if (ready) {
     const auto s = static_cast<cudaStream_t> (stream.get ());
-    const BusyArgs args {static_cast<unsigned long long> (gpu_us * 1000.0)};
+    const BusyArgs args{static_cast<unsigned long long> (gpu_us * 1000.0)};
     const preprocess::KernelLaunch k = preprocess::launch_of (busy_kernel, args, dim3 (1), dim3 (1));
     preprocess::LaunchGraphs graphs;
     dla::CompletionWait wait;

@@ -6,12 +6,11 @@
  * difference between the two elements compared, not with either element's work. */
 #pragma once
 
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
-
-#include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,14 +25,21 @@
 
 namespace bench {
 
-inline std::string model () { return dlainfer_test::test_data ("colours.swdla"); }
-inline std::string labels () { return dlainfer_test::test_data ("colours.labels"); }
+inline std::string model ()
+{
+  return dlainfer_test::test_data ("colours.swdla");
+}
+inline std::string labels ()
+{
+  return dlainfer_test::test_data ("colours.labels");
+}
 
 inline std::string swdla_missing ()
 {
   const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
   if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
-    return std::string ("the software DLA library is missing: ") + (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
+    return std::string ("the software DLA library is missing: ") +
+           (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
   if (!g_file_test (model ().c_str (), G_FILE_TEST_EXISTS))
     return "the swdla models are missing (" + model () + ")";
   return "";
@@ -45,7 +51,6 @@ inline double cpu_seconds ()
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
-
 
 inline double rss_mib ()
 {
@@ -73,9 +78,11 @@ class Frames {
  public:
   explicit Frames (int k)
   {
-    const std::string desc = "videotestsrc num-buffers=" + std::to_string (k) +
+    const std::string desc =
+        "videotestsrc num-buffers=" + std::to_string (k) +
         " pattern=ball ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload "
-        "! video/x-raw(memory:CUDAMemory) ! dlainfer model=\"" + model () + "\" ! appsink name=sink sync=false";
+        "! video/x-raw(memory:CUDAMemory) ! dlainfer model=\"" +
+        model () + "\" ! appsink name=sink sync=false";
     GError *err = nullptr;
     pipeline_ = gst_parse_launch (desc.c_str (), &err);
     if (!pipeline_ || err) {
@@ -100,7 +107,8 @@ class Frames {
     }
     gst_object_unref (sink);
     if (int (frames_.size ()) != k)
-      why_ = "could not pre-render " + std::to_string (k) + " CUDA frames (got " + std::to_string (frames_.size ()) + ")";
+      why_ = "could not pre-render " + std::to_string (k) + " CUDA frames (got " +
+             std::to_string (frames_.size ()) + ")";
   }
   ~Frames ()
   {
@@ -127,11 +135,11 @@ class Frames {
 
 struct Result {
   std::string what;
-  guint64 frames = 0;    /* timed frames */
+  guint64 frames = 0; /* timed frames */
   double wall_s = 0, cpu_s = 0;
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
-  guint64 with_meta = 0; /* timed frames that left with a classification meta */
+  guint64 with_meta = 0;      /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
@@ -172,8 +180,9 @@ inline StageMeans stage_means (GstElement *infer)
     g_object_get (infer, "stats", &stats, nullptr);
   if (!stats)
     return m;
-  static const char *const names[3][2] = {{"preprocess-mean-ms", "preprocess-timed"}, {"dla-mean-ms", "dla-timed"},
-      {"postprocess-mean-ms", "postprocess-timed"}};
+  static const char *const names[3][2] = {{"preprocess-mean-ms", "preprocess-timed"},
+                                          {"dla-mean-ms", "dla-timed"},
+                                          {"postprocess-mean-ms", "postprocess-timed"}};
   for (int i = 0; i < 3; ++i) {
     gst_structure_get_double (stats, names[i][0], &m.mean[i]);
     gst_structure_get_uint64 (stats, names[i][1], &m.count[i]);
@@ -192,7 +201,7 @@ inline double window_mean (const StageMeans &a, const StageMeans &b, int i)
 /* Pushes warmup + n frames through `appsrc ! MIDDLE ! fakesink` and times the last n at the sink.
  * every(k) is called at the sink after each `period`-th timed frame (k = frames so far). */
 inline Result run (const Frames &frames, const std::string &middle, guint64 warmup, guint64 n,
-    const std::function<void (guint64)> &every = nullptr, guint64 period = 10000)
+                   const std::function<void (guint64)> &every = nullptr, guint64 period = 10000)
 {
   Result r;
   r.what = middle;
@@ -222,7 +231,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   p.every = &every;
   p.period = period;
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+  gst_pad_add_probe (
+      pad, GST_PAD_PROBE_TYPE_BUFFER,
       [] (GstPad *, GstPadProbeInfo *info, gpointer data) -> GstPadProbeReturn {
         auto *p = static_cast<Probe *> (data);
         const guint64 i = ++p->seen;
@@ -250,8 +260,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   struct Feeder {
     const Frames *frames;
     guint64 next = 0, total = 0;
-  } feeder {&frames, 0, warmup + n};
-  GstAppSrcCallbacks callbacks {};
+  } feeder{&frames, 0, warmup + n};
+  GstAppSrcCallbacks callbacks{};
   callbacks.need_data = [] (GstAppSrc *appsrc, guint, gpointer data) {
     auto *f = static_cast<Feeder *> (data);
     if (f->next == f->total) {
@@ -270,7 +280,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     r.error = "the pipeline did not start";
   GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND, GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+                                                GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (!msg) {
     r.error = "no end of stream within 600 s";
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -314,18 +325,19 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
 
 inline std::string dlainfer (const std::string &extra = "")
 {
-  return "dlainfer name=infer model=\"" + model () + "\" labels=\"" + labels () + "\"" + (extra.empty () ? "" : " " + extra);
+  return "dlainfer name=infer model=\"" + model () + "\" labels=\"" + labels () + "\"" +
+         (extra.empty () ? "" : " " + extra);
 }
 
 inline void print_machine ()
 {
   int dev = 0;
-  cudaDeviceProp prop {};
-  if (cudaGetDevice (&dev) == cudaSuccess && cudaGetDeviceProperties (&prop, dev) == cudaSuccess)
-  {
+  cudaDeviceProp prop{};
+  if (cudaGetDevice (&dev) == cudaSuccess && cudaGetDeviceProperties (&prop, dev) == cudaSuccess) {
     guint major = 0, minor = 0, micro = 0, nano = 0;
     gst_version (&major, &minor, &micro, &nano);
-    std::printf ("machine: GPU %s; GStreamer %u.%u.%u; %ld CPUs online; DLA: swdla (software DLA on the GPU)\n",
+    std::printf (
+        "machine: GPU %s; GStreamer %u.%u.%u; %ld CPUs online; DLA: swdla (software DLA on the GPU)\n",
         prop.name, major, minor, micro, sysconf (_SC_NPROCESSORS_ONLN));
   }
 }

@@ -35,9 +35,10 @@ void measure_cuda_call_costs (cudaStream_t s, cudaEvent_t a, cudaEvent_t b, cuda
   cudaEventSynchronize (b);
   float ms;
   const double elapsed = per_call ([&] { cudaEventElapsedTime (&ms, a, b); });
-  std::printf ("CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f with timing (4 on a"
-               " timed frame, 1 in %d), %.2f without (1 on the others), cudaEventQuery %.2f,"
-               " cudaMemcpyAsync (64 B to pinned) %.2f, cudaEventElapsedTime %.2f\n",
+  std::printf (
+      "CUDA runtime calls on this machine, CPU us per call: cudaEventRecord %.2f with timing (4 on a"
+      " timed frame, 1 in %d), %.2f without (1 on the others), cudaEventQuery %.2f,"
+      " cudaMemcpyAsync (64 B to pinned) %.2f, cudaEventElapsedTime %.2f\n",
       record, dla::kTimingPeriod, record_plain, query, copy, elapsed);
 }
 
@@ -49,11 +50,12 @@ void print_cuda_call_costs ()
   dla::CudaEvent a, b, plain;
   dla::PinnedBuffer host;
   void *dev = nullptr;
-  if (dla::CudaStream::Create (&s).ok () && dla::CudaEvent::Create (true, &a).ok ()
-      && dla::CudaEvent::Create (true, &b).ok () && dla::CudaEvent::Create (false, &plain).ok ()
-      && dla::PinnedBuffer::Create (64, &host).ok () && cudaMalloc (&dev, 64) == cudaSuccess)
+  if (dla::CudaStream::Create (&s).ok () && dla::CudaEvent::Create (true, &a).ok () &&
+      dla::CudaEvent::Create (true, &b).ok () && dla::CudaEvent::Create (false, &plain).ok () &&
+      dla::PinnedBuffer::Create (64, &host).ok () && cudaMalloc (&dev, 64) == cudaSuccess)
     measure_cuda_call_costs (static_cast<cudaStream_t> (s.get ()), static_cast<cudaEvent_t> (a.get ()),
-        static_cast<cudaEvent_t> (b.get ()), static_cast<cudaEvent_t> (plain.get ()), dev, host.data ());
+                             static_cast<cudaEvent_t> (b.get ()), static_cast<cudaEvent_t> (plain.get ()),
+                             dev, host.data ());
   else
     std::printf ("CUDA runtime call costs: not measured (set-up failed)\n");
   cudaFree (dev);
@@ -104,8 +106,10 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     return spread (v);
   };
   using R = const bench::Result &;
-  const Spread id_wall = over ([] (R i, R) { return i.wall_us (); }), id_cpu = over ([] (R i, R) { return i.cpu_us (); });
-  const Spread dla_wall = over ([] (R, R d) { return d.wall_us (); }), dla_cpu = over ([] (R, R d) { return d.cpu_us (); });
+  const Spread id_wall = over ([] (R i, R) { return i.wall_us (); }),
+               id_cpu = over ([] (R i, R) { return i.cpu_us (); });
+  const Spread dla_wall = over ([] (R, R d) { return d.wall_us (); }),
+               dla_cpu = over ([] (R, R d) { return d.cpu_us (); });
   const Spread add_wall = over ([] (R i, R d) { return d.wall_us () - i.wall_us (); });
   const Spread add_cpu = over ([] (R i, R d) { return d.cpu_us () - i.cpu_us (); });
   const Spread id_stream = over ([] (R i, R) { return i.streaming_cpu_us (); });
@@ -120,26 +124,30 @@ TEST (HostOverhead, DlainferAgainstIdentity)
   };
 
   bench::print_machine ();
-  std::printf ("\nBenchmark 1 - host overhead: %d rounds of %" G_GUINT64_FORMAT " pre-rendered 1080p NV12 CUDA frames"
-               " (after %" G_GUINT64_FORMAT " warm-up) per element, identity and dlainfer alternating,"
+  std::printf ("\nBenchmark 1 - host overhead: %d rounds of %" G_GUINT64_FORMAT
+               " pre-rendered 1080p NV12 CUDA frames"
+               " (after %" G_GUINT64_FORMAT
+               " warm-up) per element, identity and dlainfer alternating,"
                " appsrc ! X ! fakesink, SWDLA_SERVICE_US=0; medians over the rounds, (min..max)\n\n",
-      kRounds, n, warmup);
+               kRounds, n, warmup);
   std::printf ("| X                 |        fps | wall us/frame | CPU us/frame |\n");
   std::printf ("|-------------------|-----------:|--------------:|-------------:|\n");
   std::printf ("| identity          | %10.0f | %13.2f | %12.2f |\n", 1e6 / id_wall.median, id_wall.median,
-      id_cpu.median);
+               id_cpu.median);
   std::printf ("| dlainfer (swdla)  | %10.0f | %13.2f | %12.2f |\n", 1e6 / dla_wall.median, dla_wall.median,
-      dla_cpu.median);
+               dla_cpu.median);
   std::printf ("| added by dlainfer |            | %13.2f | %12.2f |\n\n", add_wall.median, add_cpu.median);
   std::printf ("target: <= 50 us wall added per frame: %s, %s\n", add_wall.median <= 50 ? "MET" : "MISSED",
-      range (add_wall).c_str ());
+               range (add_wall).c_str ());
   std::printf ("target: <= 20 us CPU added per frame:  %s, %s\n", add_cpu.median <= 20 ? "MET" : "MISSED",
-      range (add_cpu).c_str ());
-  std::printf ("(CPU = getrusage of the whole process, every thread: the same for both rows. appsrc's\n"
-               " need-data callback pushes the frames on the streaming thread. The dlainfer wall time\n"
-               " includes its GPU work: kernel, swdla's task, output copy.)\n");
-  std::printf ("of the CPU per frame, the streaming thread (appsrc ! X ! fakesink runs on it): identity %s, "
-               "dlainfer %s; the other threads (CUDA's, swdla's): %s added\n",
+               range (add_cpu).c_str ());
+  std::printf (
+      "(CPU = getrusage of the whole process, every thread: the same for both rows. appsrc's\n"
+      " need-data callback pushes the frames on the streaming thread. The dlainfer wall time\n"
+      " includes its GPU work: kernel, swdla's task, output copy.)\n");
+  std::printf (
+      "of the CPU per frame, the streaming thread (appsrc ! X ! fakesink runs on it): identity %s, "
+      "dlainfer %s; the other threads (CUDA's, swdla's): %s added\n",
       range (id_stream).c_str (), range (dla_stream).c_str (), range (other).c_str ());
   if (dlas[0].dla_ms >= 0) {
     /* swdla is a stand-in for the DLA: its task time is the DLA's, not the element's. */
@@ -147,14 +155,16 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     const Spread pre = over ([] (R, R d) { return 1000.0 * d.preprocess_ms; });
     const Spread task = over ([] (R, R d) { return 1000.0 * d.dla_ms; });
     const Spread post = over ([] (R, R d) { return 1000.0 * d.postprocess_ms; });
-    std::printf ("\ndlainfer stats (CUDA events on 1 inference in %d, means): preprocess %.1f us, DLA task"
-                 " (swdla) %.1f us, postprocess %.1f us\n",
+    std::printf (
+        "\ndlainfer stats (CUDA events on 1 inference in %d, means): preprocess %.1f us, DLA task"
+        " (swdla) %.1f us, postprocess %.1f us\n",
         dla::kTimingPeriod, pre.median, task.median, post.median);
     std::printf ("target: <= 50 us wall added per frame, the DLA task's time taken out: %s, %s\n",
-        own.median <= 50 ? "MET" : "MISSED", range (own).c_str ());
+                 own.median <= 50 ? "MET" : "MISSED", range (own).c_str ());
   }
-  std::printf ("kernel launches replayed from CUDA graphs (the %d frame buffers come round): %" G_GUINT64_FORMAT
-               " of %" G_GUINT64_FORMAT " inferences in the first round\n",
+  std::printf (
+      "kernel launches replayed from CUDA graphs (the %d frame buffers come round): %" G_GUINT64_FORMAT
+      " of %" G_GUINT64_FORMAT " inferences in the first round\n",
       frames.count (), dlas[0].graph_launches, dlas[0].inferences);
   print_cuda_call_costs ();
   bench::print_launch_costs ();
@@ -164,9 +174,10 @@ TEST (HostOverhead, DlainferAgainstIdentity)
     const Spread submit = over ([] (R, R d) { return d.swdla_cpu_us (); });
     const Spread own_cpu = over ([] (R i, R d) { return d.cpu_us () - i.cpu_us () - d.swdla_cpu_us (); });
     std::printf ("CPU inside swdla's cudlaSubmitTask (the software DLA's host work): %s per frame\n",
-        range (submit).c_str ());
-    std::printf ("target: <= 20 us CPU added per frame, all of swdla's submit CPU taken out (a real submit costs"
-                 " some): %s, %s\n",
+                 range (submit).c_str ());
+    std::printf (
+        "target: <= 20 us CPU added per frame, all of swdla's submit CPU taken out (a real submit costs"
+        " some): %s, %s\n",
         own_cpu.median <= 20 ? "MET" : "MISSED", range (own_cpu).c_str ());
     if (int (bare.size ()) == kRounds && *std::min_element (bare.begin (), bare.end ()) > 0) {
       /* Of that figure, what any synchronous CUDA frame pays this host, and what is dlainfer's own. */
@@ -174,9 +185,10 @@ TEST (HostOverhead, DlainferAgainstIdentity)
       std::vector<double> rest;
       for (int r = 0; r < kRounds; ++r)
         rest.push_back (dlas[r].cpu_us () - ids[r].cpu_us () - dlas[r].swdla_cpu_us () - bare[size_t (r)]);
-      std::printf ("of which the same CUDA calls and wait alone (a bare loop, no GStreamer, no DLA submit; its kernel "
-                   "runs for dlainfer's GPU time per frame): %s; the rest (the element's own code, GStreamer's work "
-                   "beyond identity's, swdla's other calls): %s\n",
+      std::printf (
+          "of which the same CUDA calls and wait alone (a bare loop, no GStreamer, no DLA submit; its kernel "
+          "runs for dlainfer's GPU time per frame): %s; the rest (the element's own code, GStreamer's work "
+          "beyond identity's, swdla's other calls): %s\n",
           range (floor).c_str (), range (spread (rest)).c_str ());
     } else {
       ADD_FAILURE () << "the bare CUDA frame loop did not run";

@@ -2,8 +2,6 @@
  * the kernel launch, plain and replayed from a graph (preprocess::LaunchGraphs, which dlainfer
  * uses), with a parameter block of the preprocessing kernel's size; the query that first sees the
  * work done after the wait's sleep; the sleep itself. */
-#include "launch_costs.h"
-
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <thread>
 
 #include "cuda_resources.h"
+#include "launch_costs.h"
 #include "launch_graphs.h"
 #include "thread_cpu.h"
 
@@ -58,7 +57,7 @@ void print_launch_costs ()
   double clock_us = 0;
   for (int i = 0; i < n; ++i)
     clock_us += cpu_us ([] {}, 0) / n;
-  const preprocess::KernelLaunch k = preprocess::launch_of (tiny_kernel, TinyArgs {}, dim3 (1), dim3 (32));
+  const preprocess::KernelLaunch k = preprocess::launch_of (tiny_kernel, TinyArgs{}, dim3 (1), dim3 (32));
   double plain = 0, graph = 0, query = 0, sleep = 0;
   {
     preprocess::LaunchGraphs graphs;
@@ -81,11 +80,13 @@ void print_launch_costs ()
       done_count += e == cudaSuccess;
       cudaStreamSynchronize (s);
     }
-    std::printf ("CPU us per call after a %lld us sleep (as between frames): kernel launch (2.4 KB parameter) %.2f "
-                 "plain, %.2f replayed from a CUDA graph (%llu replays); the cudaEventQuery that finds the work done "
-                 "(%d of %d did) %.2f; the %lld us sleep itself %.2f\n",
-        static_cast<long long> (kNap.count ()), plain, graph, static_cast<unsigned long long> (graphs.replays ()),
-        done_count, n, query, static_cast<long long> (kNap.count ()), sleep);
+    std::printf (
+        "CPU us per call after a %lld us sleep (as between frames): kernel launch (2.4 KB parameter) %.2f "
+        "plain, %.2f replayed from a CUDA graph (%llu replays); the cudaEventQuery that finds the work done "
+        "(%d of %d did) %.2f; the %lld us sleep itself %.2f\n",
+        static_cast<long long> (kNap.count ()), plain, graph,
+        static_cast<unsigned long long> (graphs.replays ()), done_count, n, query,
+        static_cast<long long> (kNap.count ()), sleep);
   }
   cudaGetLastError ();
 }

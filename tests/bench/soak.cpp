@@ -47,7 +47,8 @@ TEST (Soak, HundredThousandFramesFlatMemory)
   ASSERT_EQ (frames.error (), "");
   std::vector<double> at, rss, gpu;
   const guint64 n = 100000;
-  const bench::Result r = bench::run (frames, bench::dlainfer (), 500, n,
+  const bench::Result r = bench::run (
+      frames, bench::dlainfer (), 500, n,
       [&] (guint64 k) {
         at.push_back (double (k));
         rss.push_back (bench::rss_mib ());
@@ -59,20 +60,22 @@ TEST (Soak, HundredThousandFramesFlatMemory)
   ASSERT_EQ (at.size (), 100u);
 
   bench::print_machine ();
-  std::printf ("\nBenchmark 3 - soak: %" G_GUINT64_FORMAT " 1080p NV12 CUDA frames through dlainfer (swdla, "
-               "SWDLA_SERVICE_US=0): %.0f fps, %.2f us CPU/frame\n\n", n, r.fps (), r.cpu_us ());
+  std::printf ("\nBenchmark 3 - soak: %" G_GUINT64_FORMAT
+               " 1080p NV12 CUDA frames through dlainfer (swdla, "
+               "SWDLA_SERVICE_US=0): %.0f fps, %.2f us CPU/frame\n\n",
+               n, r.fps (), r.cpu_us ());
   std::printf ("|  frames | host RSS MiB | vs first | GPU used MiB | vs first |\n");
   std::printf ("|--------:|------------:|---------:|-------------:|---------:|\n");
   for (size_t i = 0; i < at.size (); i += 9)
-    std::printf ("| %7.0f | %11.2f | %+7.2f%% | %12.1f | %+7.2f%% |\n", at[i], rss[i], 100 * (rss[i] / rss[0] - 1),
-        gpu[i], 100 * (gpu[i] / gpu[0] - 1));
+    std::printf ("| %7.0f | %11.2f | %+7.2f%% | %12.1f | %+7.2f%% |\n", at[i], rss[i],
+                 100 * (rss[i] / rss[0] - 1), gpu[i], 100 * (gpu[i] / gpu[0] - 1));
   const Trend host = trend (at, rss, double (n)), dev = trend (at, gpu, double (n));
   const bool flat = std::max ({host.projected_percent, host.spread_percent, dev.projected_percent,
-                        dev.spread_percent}) <= kBandPercent;
+                               dev.spread_percent}) <= kBandPercent;
   std::printf ("\nfrom frame 1 000, 100 samples: host RSS slope projects %+.3f%% over %" G_GUINT64_FORMAT
                " frames, spread %.3f%%; GPU used %+.3f%%, spread %.3f%% (target: each <= %.2f%%): %s\n",
-      host.projected_percent, n, host.spread_percent, dev.projected_percent, dev.spread_percent, kBandPercent,
-      flat ? "FLAT" : "NOT FLAT");
+               host.projected_percent, n, host.spread_percent, dev.projected_percent, dev.spread_percent,
+               kBandPercent, flat ? "FLAT" : "NOT FLAT");
   std::printf ("(GPU used = total - free of the whole device, as cudaMemGetInfo reports it.)\n");
   EXPECT_LE (host.projected_percent, kBandPercent) << "host memory grows";
   EXPECT_LE (host.spread_percent, kBandPercent) << "host memory moves";

@@ -8,7 +8,7 @@ namespace bench {
 /* CPU seconds of the calling thread (in a sink pad probe: the streaming thread). */
 inline double thread_cpu_seconds ()
 {
-  timespec ts {};
+  timespec ts{};
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return double (ts.tv_sec) + 1e-9 * double (ts.tv_nsec);
 }

@@ -107,7 +107,7 @@ int gpu_suite_gate ()
     return 77;
   }
   std::printf ("FAIL: this program needs a working CUDA device: %s%s\n", p.why.c_str (),
-      absent ? " (DLAINFER_REQUIRE_GPU=1: a GPU is required here)" : "");
+               absent ? " (DLAINFER_REQUIRE_GPU=1: a GPU is required here)" : "");
   return 1;
 }
 #endif
@@ -130,9 +130,10 @@ int main (int argc, char **argv)
   const testing::UnitTest *unit = testing::UnitTest::GetInstance ();
   /* One line a runner can read, e.g. to show which programs skipped what. */
   std::printf ("dlainfer-tests: %d run, %d passed, %d failed, %d skipped\n", unit->test_to_run_count (),
-      unit->successful_test_count () - unit->skipped_test_count (), unit->failed_test_count (),
-      unit->skipped_test_count ());
-  if (rc == 0 && unit->test_to_run_count () > 0 && unit->skipped_test_count () == unit->test_to_run_count ()) {
+               unit->successful_test_count () - unit->skipped_test_count (), unit->failed_test_count (),
+               unit->skipped_test_count ());
+  if (rc == 0 && unit->test_to_run_count () > 0 &&
+      unit->skipped_test_count () == unit->test_to_run_count ()) {
     std::printf ("SKIP: all %d tests skipped\n", unit->skipped_test_count ());
     return 77;
   }

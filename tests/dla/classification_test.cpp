@@ -14,7 +14,7 @@ using tensor::ElemType;
 using tensor::Layout;
 
 dla::TensorInfo info (Layout l, ElemType t, int64_t n, int64_t c, int64_t h, int64_t w, unsigned reading = 0,
-    dla::Direction dir = dla::Direction::kInput)
+                      dla::Direction dir = dla::Direction::kInput)
 {
   tensor::View v;
   const auto d = fixtures::for_layout (l, t, n, c, h, w, reading, &v);
@@ -25,7 +25,7 @@ dla::TensorInfo info (Layout l, ElemType t, int64_t n, int64_t c, int64_t h, int
 }
 
 dla::TensorInfo logits (int64_t classes, unsigned reading = 0, int64_t n = 1, Layout l = Layout::kChw16,
-    ElemType t = ElemType::kFp16)
+                        ElemType t = ElemType::kFp16)
 {
   return info (l, t, n, classes, 1, 1, reading, dla::Direction::kOutput);
 }
@@ -35,13 +35,15 @@ TEST (Classification, EveryWritableInputLayout)
   const struct {
     Layout l;
     ElemType t;
-  } cases[] = {{Layout::kChw16, ElemType::kFp16}, {Layout::kDlaLinear, ElemType::kFp16}, {Layout::kDlaHwc4, ElemType::kFp16},
-    {Layout::kChw32, ElemType::kInt8}, {Layout::kDlaLinear, ElemType::kInt8}, {Layout::kDlaHwc4, ElemType::kInt8}};
+  } cases[] = {{Layout::kChw16, ElemType::kFp16},     {Layout::kDlaLinear, ElemType::kFp16},
+               {Layout::kDlaHwc4, ElemType::kFp16},   {Layout::kChw32, ElemType::kInt8},
+               {Layout::kDlaLinear, ElemType::kInt8}, {Layout::kDlaHwc4, ElemType::kInt8}};
   for (const auto &c : cases)
     for (unsigned reading : {0u, unsigned (fixtures::kCPadded)}) {
       SCOPED_TRACE (std::string (tensor::layout_name (c.l)) + " " + tensor::elem_type_name (c.t));
       dla::ClassificationShape shape;
-      const dla::Status st = dla::validate_classification ({info (c.l, c.t, 1, 3, 224, 224, reading)}, {logits (1000)}, &shape);
+      const dla::Status st =
+          dla::validate_classification ({info (c.l, c.t, 1, 3, 224, 224, reading)}, {logits (1000)}, &shape);
       ASSERT_TRUE (st.ok ()) << st.message;
       EXPECT_EQ (shape.channels, 3);
       EXPECT_EQ (shape.batch, 1);
@@ -59,8 +61,8 @@ TEST (Classification, EveryWritableInputLayout)
 TEST (Classification, GreyInputAndBatch)
 {
   dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification ({info (Layout::kDlaLinear, ElemType::kFp16, 4, 1, 28, 28)},
-      {logits (10, 0, 4)}, &shape);
+  const dla::Status st = dla::validate_classification (
+      {info (Layout::kDlaLinear, ElemType::kFp16, 4, 1, 28, 28)}, {logits (10, 0, 4)}, &shape);
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (shape.channels, 1);
   EXPECT_EQ (shape.batch, 4);
@@ -70,10 +72,12 @@ TEST (Classification, SeveralOutputsEachWithItsClassCount)
 {
   dla::ClassificationShape shape;
   const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 64, 64)},
-      {logits (1000), logits (8, 0, 1, Layout::kDlaLinear), logits (64, 0, 1, Layout::kChw32, ElemType::kInt8)}, &shape);
+                                                       {logits (1000), logits (8, 0, 1, Layout::kDlaLinear),
+                                                        logits (64, 0, 1, Layout::kChw32, ElemType::kInt8)},
+                                                       &shape);
   ASSERT_TRUE (st.ok ()) << st.message;
-  EXPECT_EQ (shape.classes, (std::vector<int64_t> {1000, 8, 64}));
-  EXPECT_EQ (shape.classes_may_include_padding, (std::vector<bool> {false, false, true}));
+  EXPECT_EQ (shape.classes, (std::vector<int64_t>{1000, 8, 64}));
+  EXPECT_EQ (shape.classes_may_include_padding, (std::vector<bool>{false, false, true}));
 }
 
 TEST (Classification, PaddedClassCountResolvedByLabels)
@@ -102,7 +106,7 @@ TEST (Classification, WrongChannelCountRefused)
 {
   dla::ClassificationShape shape;
   const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 8, 32, 32)},
-      {logits (10)}, &shape);
+                                                       {logits (10)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("8 channels"), std::string::npos) << st.message;
   EXPECT_NE (st.message.find ("3 (RGB) or 1 (grey)"), std::string::npos) << st.message;
@@ -112,7 +116,8 @@ TEST (Classification, WrongChannelCountRefused)
 TEST (Classification, SpatialOutputRefused)
 {
   dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)},
+  const dla::Status st = dla::validate_classification (
+      {info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)},
       {info (Layout::kChw16, ElemType::kFp16, 1, 64, 7, 7, 0, dla::Direction::kOutput)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("64x7x7"), std::string::npos) << st.message;
@@ -123,7 +128,7 @@ TEST (Classification, OutputBatchMustMatch)
 {
   dla::ClassificationShape shape;
   const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 2, 3, 32, 32)},
-      {logits (10, 0, 1)}, &shape);
+                                                       {logits (10, 0, 1)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("batch 1"), std::string::npos) << st.message;
 }
@@ -131,7 +136,8 @@ TEST (Classification, OutputBatchMustMatch)
 TEST (Classification, NoOutputsRefused)
 {
   dla::ClassificationShape shape;
-  EXPECT_EQ (dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)}, {}, &shape).code,
+  EXPECT_EQ (
+      dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)}, {}, &shape).code,
       dla::Code::kModel);
 }
 

@@ -20,9 +20,9 @@ using std::chrono::nanoseconds;
 __global__ void spin (unsigned long long ns)
 {
   unsigned long long t0, t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
   do
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   while (t - t0 < ns);
 }
 
@@ -56,7 +56,7 @@ class CompletionWaitGpu : public ::testing::Test {
 TEST_F (CompletionWaitGpu, AWaitPastItsAlarmThatFindsTheTaskRunningLearnsTheAlarmIsEarly)
 {
   CompletionWait w;
-  queue (&w, 0.001f, 20000000ull); /* expects 1 us, takes 20 ms */
+  queue (&w, 0.001f, 20000000ull);                               /* expects 1 us, takes 20 ms */
   std::this_thread::sleep_for (std::chrono::microseconds (200)); /* the alarm passes before the wait */
   EXPECT_EQ (w.wait (done ()), int (cudaSuccess));
   EXPECT_EQ (w.alarm_offset (), WakeOffset::kStep);

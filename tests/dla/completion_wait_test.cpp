@@ -1,16 +1,15 @@
 /* What the completion wait learns: where to set the alarm (the median of where the tasks end as the
  * wake-ups see them, within [kMin, kMax]) and the expected task duration (the shorter of the last two
  * timed tasks). */
-#include <gtest/gtest.h>
+#include "completion_wait.h"
 
+#include <gtest/gtest.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
 #include <random>
 #include <thread>
 #include <vector>
-
-#include "completion_wait.h"
 
 namespace {
 

@@ -11,7 +11,8 @@
 namespace fixtures {
 
 inline cudlaModuleTensorDescriptor desc (const char *name, uint64_t size, uint64_t n, uint64_t c, uint64_t h,
-    uint64_t w, uint8_t fmt, uint8_t type, uint8_t cat, uint8_t pix, std::initializer_list<uint32_t> strides)
+                                         uint64_t w, uint8_t fmt, uint8_t type, uint8_t cat, uint8_t pix,
+                                         std::initializer_list<uint32_t> strides)
 {
   cudlaModuleTensorDescriptor d;
   std::memset (&d, 0, sizeof d);
@@ -35,54 +36,56 @@ inline cudlaModuleTensorDescriptor desc (const char *name, uint64_t size, uint64
 inline cudlaModuleTensorDescriptor orin_hwc4_int8_input ()
 {
   return desc ("input", 1966080, 1, 4, 512, 960, CUDLA_DATA_FORMAT_NHWC, CUDLA_DATA_TYPE_INT8,
-      CUDLA_DATA_CATEGORY_IMAGE, CUDLA_PIXEL_FORMAT_A8B8G8R8, {1, 3840, 0, 0});
+               CUDLA_DATA_CATEGORY_IMAGE, CUDLA_PIXEL_FORMAT_A8B8G8R8, {1, 3840, 0, 0});
 }
 
 /* [I192]: INT8 dla_linear output 1x64x32x60, NCHW / INT8 / PLANAR / 0, strides 1, 64, 2048, 2048. */
 inline cudlaModuleTensorDescriptor orin_linear_int8_output ()
 {
   return desc ("output", 131072, 1, 64, 32, 60, CUDLA_DATA_FORMAT_NCHW, CUDLA_DATA_TYPE_INT8,
-      CUDLA_DATA_CATEGORY_PLANAR, 0, {1, 64, 2048, 2048});
+               CUDLA_DATA_CATEGORY_PLANAR, 0, {1, 64, 2048, 2048});
 }
 
 /* Section 5.2, expected: FP16 chw16 input 1x3x224x224 (1,605,632 B), output 1x1000x1x1 (2,016 B). */
 inline cudlaModuleTensorDescriptor chw16_input_224 (uint64_t c = 3, bool strides = true)
 {
   return desc ("data", 1605632, 1, c, 224, 224, CUDLA_DATA_FORMAT_NCxHWx, CUDLA_DATA_TYPE_HALF,
-      CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE,
-      strides ? std::initializer_list<uint32_t> {2, 7168, 1605632, 1605632} : std::initializer_list<uint32_t> {});
+               CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE,
+               strides ? std::initializer_list<uint32_t>{2, 7168, 1605632, 1605632}
+                       : std::initializer_list<uint32_t>{});
 }
 
 inline cudlaModuleTensorDescriptor chw16_output_1000 (uint64_t c = 1000, bool strides = true)
 {
   return desc ("logits", 2016, 1, c, 1, 1, CUDLA_DATA_FORMAT_NCxHWx, CUDLA_DATA_TYPE_HALF,
-      CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE,
-      strides ? std::initializer_list<uint32_t> {2, 32, 32, 32} : std::initializer_list<uint32_t> {});
+               CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE,
+               strides ? std::initializer_list<uint32_t>{2, 32, 32, 32} : std::initializer_list<uint32_t>{});
 }
 
 /* The plausible readings of reference section 7, combinable. */
 enum Reading : unsigned {
   kOrin = 0,
-  kCPadded = 1u << 0,     /* c = padded count (16 / 32 / 4) */
-  kStridesZero = 1u << 1, /* stride[] all zero */
-  kStridesWhcn = 1u << 2, /* stride[] = pixel, row, plane, batch bytes */
-  kStridesElems = 1u << 3,/* stride[1], stride[2] in elements, not bytes */
-  kCodesNchw = 1u << 4,   /* vector layouts report NCHW */
-  kCodesUnknown = 1u << 5,/* format, category and pixel format 0 / IMAGE / UNKNOWN */
-  kSizeRounded = 1u << 6, /* size rounded up to 4 KiB */
+  kCPadded = 1u << 0,      /* c = padded count (16 / 32 / 4) */
+  kStridesZero = 1u << 1,  /* stride[] all zero */
+  kStridesWhcn = 1u << 2,  /* stride[] = pixel, row, plane, batch bytes */
+  kStridesElems = 1u << 3, /* stride[1], stride[2] in elements, not bytes */
+  kCodesNchw = 1u << 4,    /* vector layouts report NCHW */
+  kCodesUnknown = 1u << 5, /* format, category and pixel format 0 / IMAGE / UNKNOWN */
+  kSizeRounded = 1u << 6,  /* size rounded up to 4 KiB */
 };
 
 /* A descriptor for a layout as a real loadable would describe it, in a given reading. */
-inline cudlaModuleTensorDescriptor for_layout (tensor::Layout l, tensor::ElemType t, int64_t n, int64_t c, int64_t h,
-    int64_t w, unsigned reading, tensor::View *view)
+inline cudlaModuleTensorDescriptor for_layout (tensor::Layout l, tensor::ElemType t, int64_t n, int64_t c,
+                                               int64_t h, int64_t w, unsigned reading, tensor::View *view)
 {
-  *view = tensor::View {}; /* stays zero (and the size check fails) for an impossible layout */
+  *view = tensor::View{}; /* stays zero (and the size check fails) for an impossible layout */
   tensor::make_view (l, t, n, c, h, w, view);
   const tensor::View &v = *view;
   const bool fp16 = t == tensor::ElemType::kFp16;
   const uint32_t es = uint32_t (tensor::elem_size (t));
-  cudlaModuleTensorDescriptor d = desc ("t", uint64_t (v.size), uint64_t (n), uint64_t (c), uint64_t (h), uint64_t (w),
-      0, fp16 ? CUDLA_DATA_TYPE_HALF : CUDLA_DATA_TYPE_INT8, 0, 0, {es, uint32_t (v.row_stride)});
+  cudlaModuleTensorDescriptor d =
+      desc ("t", uint64_t (v.size), uint64_t (n), uint64_t (c), uint64_t (h), uint64_t (w), 0,
+            fp16 ? CUDLA_DATA_TYPE_HALF : CUDLA_DATA_TYPE_INT8, 0, 0, {es, uint32_t (v.row_stride)});
   switch (l) {
     case tensor::Layout::kChw16:
     case tensor::Layout::kChw32:

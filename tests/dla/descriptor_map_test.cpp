@@ -1,13 +1,14 @@
 /* Raw descriptors -> tensor views: the real Orin dumps, the expected chw16 ones, and every
  * supported layout in every plausible reading of reference section 7; refusals print the raw
  * descriptor. */
+#include "descriptor_map.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 
 #include "descriptor_fixtures.h"
-#include "descriptor_map.h"
 
 namespace {
 
@@ -35,7 +36,8 @@ void expect_same_layout (const tensor::View &got, const tensor::View &want)
   EXPECT_EQ (got.h, want.h);
   EXPECT_EQ (got.w, want.w);
   for (int64_t c = 0; c < want.c; ++c)
-    EXPECT_EQ (got.offset (want.n - 1, c, want.h - 1, want.w - 1), want.offset (want.n - 1, c, want.h - 1, want.w - 1));
+    EXPECT_EQ (got.offset (want.n - 1, c, want.h - 1, want.w - 1),
+               want.offset (want.n - 1, c, want.h - 1, want.w - 1));
 }
 
 TEST (DescriptorMap, RealOrinHwc4Int8Input)
@@ -96,33 +98,51 @@ struct LayoutCase {
 
 /* Every layout and type the kernel writes, at sizes that need row padding and channel padding. */
 const LayoutCase kCases[] = {
-  {Layout::kChw16, ElemType::kFp16, 1, 3, 224, 224},  {Layout::kChw16, ElemType::kFp16, 2, 3, 17, 33},
-  {Layout::kChw16, ElemType::kFp16, 1, 1000, 1, 1},   {Layout::kChw16, ElemType::kFp16, 1, 40, 5, 7},
-  {Layout::kChw32, ElemType::kInt8, 1, 3, 224, 224},  {Layout::kChw32, ElemType::kInt8, 1, 1000, 1, 1},
-  {Layout::kChw32, ElemType::kInt8, 2, 3, 19, 21},    {Layout::kDlaLinear, ElemType::kFp16, 1, 3, 224, 224},
-  {Layout::kDlaLinear, ElemType::kFp16, 1, 3, 100, 33}, {Layout::kDlaLinear, ElemType::kFp16, 1, 1000, 1, 1},
-  {Layout::kDlaLinear, ElemType::kInt8, 1, 3, 50, 65}, {Layout::kDlaLinear, ElemType::kInt8, 1, 64, 32, 60},
-  {Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 224, 224}, {Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 30, 37},
-  {Layout::kDlaHwc4, ElemType::kFp16, 1, 1, 31, 45},  {Layout::kDlaHwc4, ElemType::kInt8, 1, 3, 512, 960},
-  {Layout::kDlaHwc4, ElemType::kInt8, 1, 3, 29, 70},  {Layout::kDlaHwc4, ElemType::kInt8, 2, 1, 8, 8},
+    {Layout::kChw16, ElemType::kFp16, 1, 3, 224, 224},
+    {Layout::kChw16, ElemType::kFp16, 2, 3, 17, 33},
+    {Layout::kChw16, ElemType::kFp16, 1, 1000, 1, 1},
+    {Layout::kChw16, ElemType::kFp16, 1, 40, 5, 7},
+    {Layout::kChw32, ElemType::kInt8, 1, 3, 224, 224},
+    {Layout::kChw32, ElemType::kInt8, 1, 1000, 1, 1},
+    {Layout::kChw32, ElemType::kInt8, 2, 3, 19, 21},
+    {Layout::kDlaLinear, ElemType::kFp16, 1, 3, 224, 224},
+    {Layout::kDlaLinear, ElemType::kFp16, 1, 3, 100, 33},
+    {Layout::kDlaLinear, ElemType::kFp16, 1, 1000, 1, 1},
+    {Layout::kDlaLinear, ElemType::kInt8, 1, 3, 50, 65},
+    {Layout::kDlaLinear, ElemType::kInt8, 1, 64, 32, 60},
+    {Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 224, 224},
+    {Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 30, 37},
+    {Layout::kDlaHwc4, ElemType::kFp16, 1, 1, 31, 45},
+    {Layout::kDlaHwc4, ElemType::kInt8, 1, 3, 512, 960},
+    {Layout::kDlaHwc4, ElemType::kInt8, 1, 3, 29, 70},
+    {Layout::kDlaHwc4, ElemType::kInt8, 2, 1, 8, 8},
 };
 
 TEST (DescriptorMap, EveryLayoutInEveryReading)
 {
   using namespace fixtures;
-  const unsigned readings[] = {kOrin, kCPadded, kStridesZero, kStridesWhcn, kStridesElems, kCodesNchw, kCodesUnknown,
-    kSizeRounded, kCPadded | kStridesZero | kCodesUnknown, kCPadded | kStridesWhcn | kCodesNchw,
-    kStridesElems | kCodesUnknown | kSizeRounded};
+  const unsigned readings[] = {kOrin,
+                               kCPadded,
+                               kStridesZero,
+                               kStridesWhcn,
+                               kStridesElems,
+                               kCodesNchw,
+                               kCodesUnknown,
+                               kSizeRounded,
+                               kCPadded | kStridesZero | kCodesUnknown,
+                               kCPadded | kStridesWhcn | kCodesNchw,
+                               kStridesElems | kCodesUnknown | kSizeRounded};
   int mapped = 0;
   for (const LayoutCase &lc : kCases)
     for (unsigned r : readings) {
       tensor::View want;
       const auto d = for_layout (lc.layout, lc.type, lc.n, lc.c, lc.h, lc.w, r, &want);
-      SCOPED_TRACE (std::string (tensor::layout_name (lc.layout)) + " " + tensor::elem_type_name (lc.type) + " c="
-          + std::to_string (lc.c) + " h=" + std::to_string (lc.h) + " w=" + std::to_string (lc.w) + " reading "
-          + std::to_string (r) + ": " + dla::describe_raw (d));
+      SCOPED_TRACE (std::string (tensor::layout_name (lc.layout)) + " " + tensor::elem_type_name (lc.type) +
+                    " c=" + std::to_string (lc.c) + " h=" + std::to_string (lc.h) + " w=" +
+                    std::to_string (lc.w) + " reading " + std::to_string (r) + ": " + dla::describe_raw (d));
       /* An output cannot be hwc4 (TensorRT: input only). */
-      const dla::Direction dir = lc.layout == Layout::kDlaHwc4 || lc.h > 1 ? dla::Direction::kInput : dla::Direction::kOutput;
+      const dla::Direction dir =
+          lc.layout == Layout::kDlaHwc4 || lc.h > 1 ? dla::Direction::kInput : dla::Direction::kOutput;
       dla::TensorInfo t;
       const dla::Status st = dla::map_descriptor (d, dir, &t);
       ASSERT_TRUE (st.ok ()) << st.message;
@@ -142,7 +162,7 @@ TEST (DescriptorMap, RowsPaddedBeyondPackingAreTakenFromStride1)
 {
   /* A chw16 tensor whose rows the loadable pads to 64 B (not TensorRT's packing, but possible). */
   auto d = fixtures::desc ("x", 1 * 5 * 64, 1, 3, 5, 1, CUDLA_DATA_FORMAT_NCxHWx, CUDLA_DATA_TYPE_HALF,
-      CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE, {2, 64, 320, 320});
+                           CUDLA_DATA_CATEGORY_FEATURE, CUDLA_PIXEL_FORMAT_FEATURE, {2, 64, 320, 320});
   const dla::TensorInfo t = map_ok (d);
   EXPECT_EQ (t.view.layout, Layout::kChw16);
   EXPECT_EQ (t.view.row_stride, 64);
@@ -157,10 +177,11 @@ TEST (DescriptorMap, SizeMismatchIsRefusedWithTheRawDescriptor)
   dla::TensorInfo t;
   const dla::Status st = dla::map_descriptor (d, dla::Direction::kInput, &t);
   EXPECT_EQ (st.code, dla::Code::kModel);
-  for (const char *needle : {"input 'data'", "Raw descriptor: name='data' size=1605600 n=1 c=3 h=224 w=224",
-           "dataFormat=3 (NCxHWx)", "dataType=2 (HALF)", "dataCategory=2 (FEATURE)", "pixelFormat=36 (FEATURE)",
-           "pixelMapping=0", "stride=[2,7168,1605632,1605632,0,0,0,0]", "chw16: size 1605600 B differs from the layout's 1605632 B",
-           "--inputIOFormats=fp16:chw16"})
+  for (const char *needle :
+       {"input 'data'", "Raw descriptor: name='data' size=1605600 n=1 c=3 h=224 w=224",
+        "dataFormat=3 (NCxHWx)", "dataType=2 (HALF)", "dataCategory=2 (FEATURE)", "pixelFormat=36 (FEATURE)",
+        "pixelMapping=0", "stride=[2,7168,1605632,1605632,0,0,0,0]",
+        "chw16: size 1605600 B differs from the layout's 1605632 B", "--inputIOFormats=fp16:chw16"})
     EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
 }
 
@@ -176,7 +197,8 @@ TEST (DescriptorMap, RowStrideContradictingTheSizeIsRefused)
 
 TEST (DescriptorMap, UnsupportedTypesNameTheTrtexecFormats)
 {
-  for (uint8_t type : {CUDLA_DATA_TYPE_FLOAT, CUDLA_DATA_TYPE_INT16, CUDLA_DATA_TYPE_UINT8, CUDLA_DATA_TYPE_UNKNOWN}) {
+  for (uint8_t type :
+       {CUDLA_DATA_TYPE_FLOAT, CUDLA_DATA_TYPE_INT16, CUDLA_DATA_TYPE_UINT8, CUDLA_DATA_TYPE_UNKNOWN}) {
     auto d = fixtures::chw16_input_224 ();
     d.dataType = type;
     dla::TensorInfo t;

@@ -18,7 +18,8 @@ TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
   std::unique_ptr<dla::Engine> e;
   dla::Status st = dla_test::open ("colours", &e);
   ASSERT_TRUE (st.ok ()) << st.message;
-  const auto bytes = dla_test::make_input (e->input ().view, 3, [] (int64_t, int64_t, int64_t, int64_t) { return 1.f; },
+  const auto bytes = dla_test::make_input (
+      e->input ().view, 3, [] (int64_t, int64_t, int64_t, int64_t) { return 1.f; },
       dla_test::kInt8InputScale);
   ASSERT_TRUE (dla_test::run_once (*e, 0, bytes).ok ()) << "healthy before the fault";
 
@@ -26,13 +27,15 @@ TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
   st = dla_test::run_once (*e, 0, bytes);
   unsetenv ("SWDLA_EXTERNAL_DEVICE_ERROR");
   EXPECT_EQ (st.code, dla::Code::kFatal);
-  for (const char *needle : {"cudaErrorExternalDevice (911)", "cudlaGetLastError reports cudlaErrorDlaErrDataMismatch (0x40000007)",
-           "restart the process"})
+  for (const char *needle :
+       {"cudaErrorExternalDevice (911)",
+        "cudlaGetLastError reports cudlaErrorDlaErrDataMismatch (0x40000007)", "restart the process"})
     EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
   EXPECT_TRUE (e->failed ());
 
   /* Refused from now on, with the first fault's description. */
-  for (const dla::Status &again : {e->begin (0), e->submit (0), e->complete (0), e->wait_for_stream (nullptr)}) {
+  for (const dla::Status &again :
+       {e->begin (0), e->submit (0), e->complete (0), e->wait_for_stream (nullptr)}) {
     EXPECT_EQ (again.code, dla::Code::kFatal);
     EXPECT_NE (again.message.find ("cudlaErrorDlaErrDataMismatch"), std::string::npos) << again.message;
   }

@@ -21,16 +21,19 @@ using dla_test::make_input;
 using dla_test::open;
 
 /* The models are this suite's own build products (meson builds them first): missing is a failure. */
-#define REQUIRE_MODEL(name) \
-  if (!have_model (name)) \
-  GTEST_FAIL () << "swdla test model " << dla_test::model (name) << " is missing (build the swdla-models target)"
+#define REQUIRE_MODEL(name)                                      \
+  if (!have_model (name))                                        \
+  GTEST_FAIL () << "swdla test model " << dla_test::model (name) \
+                << " is missing (build the swdla-models target)"
 
 /* Colours in models.spec's class order. */
-const float kCorners[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+const float kCorners[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0},
+                              {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
 
 std::vector<uint8_t> solid (const dla::Engine &e, const float rgb[3])
 {
-  return make_input (e.input ().view, 3, [&] (int64_t, int64_t c, int64_t, int64_t) { return rgb[c]; },
+  return make_input (
+      e.input ().view, 3, [&] (int64_t, int64_t c, int64_t, int64_t) { return rgb[c]; },
       dla_test::kInt8InputScale);
 }
 
@@ -63,16 +66,17 @@ TEST_P (Engine, ColoursEveryLayout)
 }
 
 INSTANTIATE_TEST_SUITE_P (Layouts, Engine,
-    testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4", "colours-int8-chw32",
-        "colours-int8-dla_linear", "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear", "colours-out-int8-chw32",
-        "colours-out-int8-dla_linear"),
-    [] (const testing::TestParamInfo<std::string> &i) {
-      std::string s = i.param;
-      for (char &ch : s)
-        if (ch == '-')
-          ch = '_';
-      return s;
-    });
+                          testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4",
+                                           "colours-int8-chw32", "colours-int8-dla_linear",
+                                           "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear",
+                                           "colours-out-int8-chw32", "colours-out-int8-dla_linear"),
+                          [] (const testing::TestParamInfo<std::string> &i) {
+                            std::string s = i.param;
+                            for (char &ch : s)
+                              if (ch == '-')
+                                ch = '_';
+                            return s;
+                          });
 
 /* The read-out model's output is a 4x4 grid of channel means (AdaptiveAvgPool2d cells): a wrong
  * row stride, plane stride or channel order cannot pass. */
@@ -82,7 +86,8 @@ TEST_P (Readout, GeometryEveryLayout)
 {
   REQUIRE_MODEL (GetParam ());
   const char *reading = g_getenv ("SWDLA_DESCRIPTOR_READING");
-  if (GetParam () == "readout-grey" && reading && std::string (reading).find ("c-padded") != std::string::npos)
+  if (GetParam () == "readout-grey" && reading &&
+      std::string (reading).find ("c-padded") != std::string::npos)
     GTEST_SKIP () << "a chw16 descriptor whose c is the padded 16 cannot tell a grey input from an RGB one; "
                      "the mapping reads it as RGB (documented in descriptor_map.h)";
   std::unique_ptr<dla::Engine> e;
@@ -103,28 +108,33 @@ TEST_P (Readout, GeometryEveryLayout)
   for (int64_t c = 0; c < C; ++c)
     for (int64_t gy = 0; gy < 4; ++gy)
       for (int64_t gx = 0; gx < 4; ++gx) {
-        const int64_t y0 = gy * H / 4, y1 = ((gy + 1) * H + 3) / 4, x0 = gx * W / 4, x1 = ((gx + 1) * W + 3) / 4;
+        const int64_t y0 = gy * H / 4, y1 = ((gy + 1) * H + 3) / 4, x0 = gx * W / 4,
+                      x1 = ((gx + 1) * W + 3) / 4;
         double sum = 0;
         for (int64_t y = y0; y < y1; ++y)
           for (int64_t x = x0; x < x1; ++x)
             sum += kept[size_t ((c * H + y) * W + x)];
         const double want = sum / double ((y1 - y0) * (x1 - x0));
         const float got = dla_test::output_value (*e, 0, 0, 0, c * 16 + gy * 4 + gx, 1.f / 127.f);
-        EXPECT_NEAR (got, want, int8_out ? 1.0 / 127 : 4e-3) << "channel " << c << " cell " << gy << "," << gx;
+        EXPECT_NEAR (got, want, int8_out ? 1.0 / 127 : 4e-3)
+            << "channel " << c << " cell " << gy << "," << gx;
       }
 }
 
 INSTANTIATE_TEST_SUITE_P (Layouts, Readout,
-    testing::Values ("readout", "readout-w225-fp16-chw16", "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4",
-        "readout-w225-int8-chw32", "readout-w225-int8-dla_linear", "readout-w225-int8-dla_hwc4",
-        "readout-out-fp16-dla_linear", "readout-out-int8-chw32", "readout-grey", "readout-grey-fp16-dla_hwc4"),
-    [] (const testing::TestParamInfo<std::string> &i) {
-      std::string s = i.param;
-      for (char &ch : s)
-        if (ch == '-')
-          ch = '_';
-      return s;
-    });
+                          testing::Values ("readout", "readout-w225-fp16-chw16",
+                                           "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4",
+                                           "readout-w225-int8-chw32", "readout-w225-int8-dla_linear",
+                                           "readout-w225-int8-dla_hwc4", "readout-out-fp16-dla_linear",
+                                           "readout-out-int8-chw32", "readout-grey",
+                                           "readout-grey-fp16-dla_hwc4"),
+                          [] (const testing::TestParamInfo<std::string> &i) {
+                            std::string s = i.param;
+                            for (char &ch : s)
+                              if (ch == '-')
+                                ch = '_';
+                            return s;
+                          });
 
 TEST (EngineFlow, BatchOfTwo)
 {
@@ -135,8 +145,10 @@ TEST (EngineFlow, BatchOfTwo)
   dla::ClassificationShape shape;
   ASSERT_TRUE (dla::validate_classification (e->inputs (), e->outputs (), &shape).ok ());
   EXPECT_EQ (shape.batch, 2);
-  const auto bytes = make_input (e->input ().view, 3,
-      [] (int64_t n, int64_t c, int64_t, int64_t) { return kCorners[n == 0 ? 5 : 4][c]; }, dla_test::kInt8InputScale);
+  const auto bytes = make_input (
+      e->input ().view, 3,
+      [] (int64_t n, int64_t c, int64_t, int64_t) { return kCorners[n == 0 ? 5 : 4][c]; },
+      dla_test::kInt8InputScale);
   ASSERT_TRUE (dla_test::run_once (*e, 0, bytes).ok ());
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 5);
   EXPECT_EQ (dla_test::argmax (*e, 0, 1, 8), 4);
@@ -222,7 +234,8 @@ TEST (EngineFlow, WaitForForeignStream)
   const size_t big = 256u << 20;
   ASSERT_EQ (cudaMalloc (&scratch, big), cudaSuccess);
   ASSERT_EQ (cudaMemsetAsync (scratch, 1, big, upstream), cudaSuccess);
-  ASSERT_EQ (cudaMemcpyAsync (e->input_ptr (0), pinned, bytes.size (), cudaMemcpyHostToDevice, upstream), cudaSuccess);
+  ASSERT_EQ (cudaMemcpyAsync (e->input_ptr (0), pinned, bytes.size (), cudaMemcpyHostToDevice, upstream),
+             cudaSuccess);
   ASSERT_TRUE (e->wait_for_stream (upstream).ok ());
   ASSERT_TRUE (e->begin (0).ok ());
   ASSERT_TRUE (e->submit (0).ok ());
@@ -249,8 +262,10 @@ TEST (EngineFlow, TwoCoresAtOnce)
   const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_GE (core0, 0) << "swdla's task accounting is not reachable";
   for (int k = 0; k < 8; ++k) {
-    ASSERT_TRUE (a->begin (0).ok () && dla_test::upload (*a, 0, solid (*a, kCorners[k])) && a->submit (0).ok ());
-    ASSERT_TRUE (b->begin (0).ok () && dla_test::upload (*b, 0, solid (*b, kCorners[7 - k])) && b->submit (0).ok ());
+    ASSERT_TRUE (a->begin (0).ok () && dla_test::upload (*a, 0, solid (*a, kCorners[k])) &&
+                 a->submit (0).ok ());
+    ASSERT_TRUE (b->begin (0).ok () && dla_test::upload (*b, 0, solid (*b, kCorners[7 - k])) &&
+                 b->submit (0).ok ());
     ASSERT_TRUE (a->complete (0).ok ());
     ASSERT_TRUE (b->complete (0).ok ());
     EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
@@ -296,7 +311,8 @@ TEST (EngineOpenErrors, BrokenModelsNameTheCallAndStatus)
     if (std::string (name) == "broken-magic")
       EXPECT_NE (st.message.find ("not a DLA loadable"), std::string::npos) << st.message;
     else
-      EXPECT_NE (st.message.find ("cudlaModuleLoadFromMemory failed: cudlaErrorInvalidParam (1)"), std::string::npos)
+      EXPECT_NE (st.message.find ("cudlaModuleLoadFromMemory failed: cudlaErrorInvalidParam (1)"),
+                 std::string::npos)
           << name << ": " << st.message;
   }
 }
@@ -362,8 +378,8 @@ TEST (EngineLifetime, DescribeForModelInfo)
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e).ok ());
   const std::string d = e->describe ();
-  for (const char *needle : {"backend=swdla", "dla-core=0/2", "input 'image': fp16 chw16 1x", "output 'logits'",
-           "raw: name='image'"})
+  for (const char *needle : {"backend=swdla", "dla-core=0/2", "input 'image': fp16 chw16 1x",
+                             "output 'logits'", "raw: name='image'"})
     EXPECT_NE (d.find (needle), std::string::npos) << needle << " missing from:\n" << d;
   EXPECT_NE (e->cudla_version (), "");
   EXPECT_EQ (e->cuda_device (), 0);
@@ -390,7 +406,8 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
   EXPECT_EQ (st.code, dla::Code::kRuntime);
   EXPECT_NE (st.message.find ("cudlaSubmitTask failed: cudlaErrorUmd (7)"), std::string::npos) << st.message;
   unsetenv ("SWDLA_FAIL_CALL");
-  EXPECT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[2])).ok ()) << "the engine goes on after a refused submit";
+  EXPECT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[2])).ok ())
+      << "the engine goes on after a refused submit";
 }
 
 TEST_F (Faults, CreateDeviceFailsWithItsStatus)
@@ -400,7 +417,8 @@ TEST_F (Faults, CreateDeviceFailsWithItsStatus)
   std::unique_ptr<dla::Engine> e;
   const dla::Status st = open ("colours", &e);
   EXPECT_EQ (st.code, dla::Code::kInit);
-  EXPECT_NE (st.message.find ("cudlaCreateDevice failed: cudlaErrorOutOfResources (2)"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("cudlaCreateDevice failed: cudlaErrorOutOfResources (2)"), std::string::npos)
+      << st.message;
 }
 
 TEST_F (Faults, MemRegisterFailsWithItsStatus)
@@ -410,7 +428,8 @@ TEST_F (Faults, MemRegisterFailsWithItsStatus)
   std::unique_ptr<dla::Engine> e;
   const dla::Status st = open ("colours", &e);
   EXPECT_EQ (st.code, dla::Code::kInit);
-  EXPECT_NE (st.message.find ("cudlaMemRegister failed: cudlaErrorInvalidAddress (4)"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("cudlaMemRegister failed: cudlaErrorInvalidAddress (4)"), std::string::npos)
+      << st.message;
 }
 
 TEST_F (Faults, TaskErrorReportedByGetLastError)
@@ -421,7 +440,8 @@ TEST_F (Faults, TaskErrorReportedByGetLastError)
   setenv ("SWDLA_TASK_ERROR", "1:0x40000003", 1);
   const dla::Status st = dla_test::run_once (*e, 0, solid (*e, kCorners[1]));
   EXPECT_EQ (st.code, dla::Code::kRuntime);
-  EXPECT_NE (st.message.find ("cudlaGetLastError reports cudlaErrorDlaErrNoMem (0x40000003)"), std::string::npos)
+  EXPECT_NE (st.message.find ("cudlaGetLastError reports cudlaErrorDlaErrNoMem (0x40000003)"),
+             std::string::npos)
       << st.message;
 }
 

@@ -20,15 +20,18 @@
 
 namespace dla_test {
 
-inline std::string model (const std::string &name) { return dlainfer_test::test_data (name + ".swdla"); }
+inline std::string model (const std::string &name)
+{
+  return dlainfer_test::test_data (name + ".swdla");
+}
 
 inline bool have_model (const std::string &name)
 {
   return std::ifstream (model (name)).good ();
 }
 
-inline dla::Status open (const std::string &name, std::unique_ptr<dla::Engine> *e, int slots = 1, int core = 0,
-    uint32_t timeout_ms = 5000)
+inline dla::Status open (const std::string &name, std::unique_ptr<dla::Engine> *e, int slots = 1,
+                         int core = 0, uint32_t timeout_ms = 5000)
 {
   dla::EngineConfig cfg;
   cfg.model_path = model (name);
@@ -44,8 +47,8 @@ constexpr float kInt8InputScale = 1.f / 127.f;
 /* What the element's kernel would write: value f(n, c, y, x) in the view's layout (FP16, or INT8
  * round(v / scale)); pad lanes and row tails zero. Returns the values as stored, for expectations. */
 inline std::vector<uint8_t> make_input (const tensor::View &v, int64_t channels,
-    const std::function<float (int64_t, int64_t, int64_t, int64_t)> &f, float scale,
-    std::vector<float> *stored = nullptr)
+                                        const std::function<float (int64_t, int64_t, int64_t, int64_t)> &f,
+                                        float scale, std::vector<float> *stored = nullptr)
 {
   std::vector<uint8_t> bytes (size_t (v.size), 0);
   if (stored)
@@ -98,8 +101,8 @@ inline int64_t argmax (const dla::Engine &e, int slot, int64_t n, int64_t classe
 inline ::testing::AssertionResult upload (dla::Engine &e, int slot, const std::vector<uint8_t> &bytes)
 {
   dla::ScopedContext scope (e.primary_context ());
-  const cudaError_t err = cudaMemcpyAsync (e.input_ptr (slot), bytes.data (), bytes.size (), cudaMemcpyHostToDevice,
-      static_cast<cudaStream_t> (e.stream ()));
+  const cudaError_t err = cudaMemcpyAsync (e.input_ptr (slot), bytes.data (), bytes.size (),
+                                           cudaMemcpyHostToDevice, static_cast<cudaStream_t> (e.stream ()));
   /* Pageable source: the copy is staged before cudaMemcpyAsync returns, so `bytes` may go. */
   if (err != cudaSuccess)
     return ::testing::AssertionFailure () << "cudaMemcpyAsync: " << cudaGetErrorName (err);

@@ -23,36 +23,56 @@ EXPORT cudlaStatus cudlaCreateDevice (uint64_t const, cudlaDevHandle *const, uin
 {
   return cudlaErrorUnsupportedOperation;
 }
-EXPORT cudlaStatus cudlaMemRegister (cudlaDevHandle const, const uint64_t *const, size_t const, uint64_t **const,
-    uint32_t const)
+EXPORT cudlaStatus cudlaMemRegister (cudlaDevHandle const, const uint64_t *const, size_t const,
+                                     uint64_t **const, uint32_t const)
 {
   return cudlaErrorInvalidDevice;
 }
 EXPORT cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const, const uint8_t *const, size_t const,
-    cudlaModule *const, uint32_t const)
+                                              cudlaModule *const, uint32_t const)
 {
   return cudlaErrorInvalidDevice;
 }
-EXPORT cudlaStatus cudlaModuleGetAttributes (cudlaModule const, cudlaModuleAttributeType const, cudlaModuleAttribute *const)
+EXPORT cudlaStatus cudlaModuleGetAttributes (cudlaModule const, cudlaModuleAttributeType const,
+                                             cudlaModuleAttribute *const)
 {
   return cudlaErrorInvalidModule;
 }
-EXPORT cudlaStatus cudlaModuleUnload (cudlaModule const, uint32_t const) { return cudlaErrorInvalidModule; }
+EXPORT cudlaStatus cudlaModuleUnload (cudlaModule const, uint32_t const)
+{
+  return cudlaErrorInvalidModule;
+}
 EXPORT cudlaStatus cudlaSubmitTask (cudlaDevHandle const, const cudlaTask *const, uint32_t const, void *const,
-    uint32_t const)
+                                    uint32_t const)
 {
   return cudlaErrorInvalidDevice;
 }
-EXPORT cudlaStatus cudlaDeviceGetAttribute (cudlaDevHandle const, cudlaDevAttributeType const, cudlaDevAttribute *const)
+EXPORT cudlaStatus cudlaDeviceGetAttribute (cudlaDevHandle const, cudlaDevAttributeType const,
+                                            cudlaDevAttribute *const)
 {
   return cudlaErrorInvalidDevice;
 }
-EXPORT cudlaStatus cudlaMemUnregister (cudlaDevHandle const, const uint64_t *const) { return cudlaErrorInvalidDevice; }
-EXPORT cudlaStatus cudlaGetLastError (cudlaDevHandle const) { return cudlaErrorInvalidDevice; }
-EXPORT cudlaStatus cudlaDestroyDevice (cudlaDevHandle const) { return cudlaErrorInvalidDevice; }
-EXPORT cudlaStatus cudlaSetTaskTimeoutInMs (cudlaDevHandle const, uint32_t const) { return cudlaErrorInvalidDevice; }
+EXPORT cudlaStatus cudlaMemUnregister (cudlaDevHandle const, const uint64_t *const)
+{
+  return cudlaErrorInvalidDevice;
+}
+EXPORT cudlaStatus cudlaGetLastError (cudlaDevHandle const)
+{
+  return cudlaErrorInvalidDevice;
+}
+EXPORT cudlaStatus cudlaDestroyDevice (cudlaDevHandle const)
+{
+  return cudlaErrorInvalidDevice;
+}
+EXPORT cudlaStatus cudlaSetTaskTimeoutInMs (cudlaDevHandle const, uint32_t const)
+{
+  return cudlaErrorInvalidDevice;
+}
 #endif
 
 #ifdef FAKE_SWDLA
-EXPORT const char *swdlaBackendName (void) { return "swdla"; }
+EXPORT const char *swdlaBackendName (void)
+{
+  return "swdla";
+}
 #endif

@@ -1,5 +1,7 @@
 /* The loader's failure cases and its identification of swdla, in one program: each test points
  * DLAINFER_CUDLA_LIBRARY at another file (fakes built in tests/dla) and drops the cached library. */
+#include "loader.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,8 +11,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include "loader.h"
 
 namespace {
 
@@ -25,7 +25,8 @@ class Loader : public testing::Test {
   void SetUp () override
   {
     dla::Library::ResetForTests ();
-    dla::set_log_handler ([this] (dla::LogLevel level, const std::string &line) { logs_.emplace_back (level, line); });
+    dla::set_log_handler (
+        [this] (dla::LogLevel level, const std::string &line) { logs_.emplace_back (level, line); });
   }
   void TearDown () override
   {
@@ -71,8 +72,8 @@ TEST_F (Loader, DefaultLibraryNotFoundSaysWhereCudlaComesFrom)
   if (st.ok ())
     GTEST_SKIP () << "a libcudla.so.1 is installed here (" << lib->path () << ")";
   EXPECT_EQ (st.code, dla::Code::kNotFound);
-  for (const char *needle : {"libcudla.so.1", "JetPack", "Jetson AGX Orin", "Jetson BSP", "DLAINFER_CUDLA_LIBRARY",
-           "cannot open shared object file"})
+  for (const char *needle : {"libcudla.so.1", "JetPack", "Jetson AGX Orin", "Jetson BSP",
+                             "DLAINFER_CUDLA_LIBRARY", "cannot open shared object file"})
     EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
 }
 
@@ -115,7 +116,8 @@ TEST_F (Loader, LibraryLackingSymbolsNamesEachMissingOne)
   /* The two it has are not listed as missing. */
   EXPECT_EQ (st.message.find ("cudlaGetVersion"), std::string::npos) << st.message;
   EXPECT_EQ (st.message.find ("cudlaDeviceGetCount"), std::string::npos) << st.message;
-  EXPECT_NE (st.message.find ("undefined symbol"), std::string::npos) << "dlsym text expected: " << st.message;
+  EXPECT_NE (st.message.find ("undefined symbol"), std::string::npos)
+      << "dlsym text expected: " << st.message;
   EXPECT_EQ (lib, nullptr);
 }
 

@@ -1,5 +1,7 @@
 /* Model files: missing / unreadable / empty, what the first bytes say, which backend takes which,
  * and the engine's own checks that need neither GPU nor cuDLA. */
+#include "model_file.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "engine.h"
-#include "model_file.h"
 
 namespace {
 
@@ -36,14 +37,18 @@ class TempFile {
   std::string path_;
 };
 
-std::vector<uint8_t> bytes_of (const std::string &s) { return std::vector<uint8_t> (s.begin (), s.end ()); }
+std::vector<uint8_t> bytes_of (const std::string &s)
+{
+  return std::vector<uint8_t> (s.begin (), s.end ());
+}
 
 TEST (ModelFile, Missing)
 {
   std::vector<uint8_t> b;
   const dla::Status st = dla::read_model_file ("/nonexistent/model.loadable", &b);
   EXPECT_EQ (st.code, dla::Code::kNotFound);
-  EXPECT_NE (st.message.find ("'/nonexistent/model.loadable' does not exist"), std::string::npos) << st.message;
+  EXPECT_NE (st.message.find ("'/nonexistent/model.loadable' does not exist"), std::string::npos)
+      << st.message;
 }
 
 TEST (ModelFile, Directory)
@@ -87,7 +92,7 @@ dla::Status read_as_user (const std::string &path)
       out = st.message;
     }
     const std::string msg = std::to_string (code) + "\n" + out;
-    (void) !write (fds[1], msg.data (), msg.size ());
+    (void)!write (fds[1], msg.data (), msg.size ());
     _exit (0);
   }
   close (fds[1]);
@@ -144,7 +149,9 @@ TEST (ModelFile, KindFromMagic)
 {
   const auto nv = bytes_of (std::string ("\x01\x02\x03\x04NVDA", 8) + "rest");
   const auto sw = bytes_of ("SWDLAMDL....");
-  const auto other = bytes_of ("\x7f" "ELF and so on");
+  const auto other = bytes_of (
+      "\x7f"
+      "ELF and so on");
   EXPECT_EQ (dla::model_kind (nv.data (), nv.size ()), dla::ModelKind::kNvidiaLoadable);
   EXPECT_EQ (dla::model_kind (sw.data (), sw.size ()), dla::ModelKind::kSwdla);
   EXPECT_EQ (dla::model_kind (other.data (), other.size ()), dla::ModelKind::kUnknown);
@@ -160,8 +167,11 @@ TEST (ModelFile, TensorRtEngineIsToldApart)
   for (const char *backend : {"dla", "swdla"}) {
     const dla::Status st = dla::check_model_for_backend (trt.data (), trt.size (), backend, "m.engine");
     EXPECT_EQ (st.code, dla::Code::kModel);
-    EXPECT_NE (st.message.find ("'m.engine' (18 bytes) is a TensorRT engine, not a cuDLA loadable: rebuild it with "
-                                "trtexec --buildDLAStandalone"), std::string::npos) << st.message;
+    EXPECT_NE (
+        st.message.find ("'m.engine' (18 bytes) is a TensorRT engine, not a cuDLA loadable: rebuild it with "
+                         "trtexec --buildDLAStandalone"),
+        std::string::npos)
+        << st.message;
   }
 }
 
@@ -187,9 +197,10 @@ TEST (ModelFile, UnknownBytesExplainWhatALoadableIs)
   const auto onnx = bytes_of ("\x08\x07\x12\x07pytorch");
   const dla::Status st = dla::check_model_for_backend (onnx.data (), onnx.size (), "dla", "model.onnx");
   EXPECT_EQ (st.code, dla::Code::kModel);
-  for (const char *needle : {"'model.onnx'", "not a DLA loadable", "NVDA", "DLA standalone engine",
-           "trtexec --onnx=model.onnx --useDLACore=0 --inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16 "
-           "--buildDLAStandalone --saveEngine=model.loadable"})
+  for (const char *needle :
+       {"'model.onnx'", "not a DLA loadable", "NVDA", "DLA standalone engine",
+        "trtexec --onnx=model.onnx --useDLACore=0 --inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16 "
+        "--buildDLAStandalone --saveEngine=model.loadable"})
     EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
 }
 

@@ -33,22 +33,25 @@ std::vector<std::string> models ()
 
 bool same (const tensor::View &a, const tensor::View &b)
 {
-  return a.type == b.type && a.lanes == b.lanes && a.row_stride == b.row_stride && a.plane_stride == b.plane_stride
-      && a.batch_stride == b.batch_stride && a.size == b.size && a.n == b.n && a.h == b.h && a.w == b.w;
+  return a.type == b.type && a.lanes == b.lanes && a.row_stride == b.row_stride &&
+         a.plane_stride == b.plane_stride && a.batch_stride == b.batch_stride && a.size == b.size &&
+         a.n == b.n && a.h == b.h && a.w == b.w;
 }
 
 TEST (SwdlaDescriptors, EveryModelInEveryReadingMapsToItsLayout)
 {
   const std::vector<std::string> files = models ();
   if (files.empty ())
-    GTEST_FAIL () << "no swdla models in " << dlainfer_test::test_data ("") << " (build the swdla-models target)";
+    GTEST_FAIL () << "no swdla models in " << dlainfer_test::test_data ("")
+                  << " (build the swdla-models target)";
   const uint32_t c_readings[] = {swdla::kReadingOrin, swdla::kReadingCPadded, swdla::kReadingCReal};
   const uint32_t stride_readings[] = {0, swdla::kReadingStridesZero, swdla::kReadingStridesWhcn};
   const uint32_t code_readings[] = {0, swdla::kReadingCodesNchw, swdla::kReadingCodesUnknown};
   int checked = 0, models_read = 0;
   for (const std::string &path : files) {
     std::ifstream in (path, std::ios::binary);
-    const std::vector<uint8_t> bytes ((std::istreambuf_iterator<char> (in)), std::istreambuf_iterator<char> ());
+    const std::vector<uint8_t> bytes ((std::istreambuf_iterator<char> (in)),
+                                      std::istreambuf_iterator<char> ());
     swdla::Model m;
     std::string why;
     if (!swdla::parse_model (bytes.data (), bytes.size (), &m, &why))
@@ -65,7 +68,8 @@ TEST (SwdlaDescriptors, EveryModelInEveryReadingMapsToItsLayout)
               swdla::fill_descriptor (t, reading, &d);
               SCOPED_TRACE (path + " reading " + std::to_string (reading) + ": " + dla::describe_raw (d));
               dla::TensorInfo info;
-              const dla::Status st = dla::map_descriptor (d, dir == 0 ? dla::Direction::kInput : dla::Direction::kOutput, &info);
+              const dla::Status st =
+                  dla::map_descriptor (d, dir == 0 ? dla::Direction::kInput : dla::Direction::kOutput, &info);
               if (t.report_data_type >= 0) { /* broken-wrong-type: must be refused */
                 EXPECT_EQ (st.code, dla::Code::kModel);
                 continue;
@@ -73,8 +77,8 @@ TEST (SwdlaDescriptors, EveryModelInEveryReadingMapsToItsLayout)
               ASSERT_TRUE (st.ok ()) << st.message;
               tensor::View want;
               ASSERT_TRUE (t.view (&want));
-              EXPECT_TRUE (same (info.view, want)) << "mapped " << dla::describe_view (info.view) << ", swdla runs "
-                                                   << dla::describe_view (want);
+              EXPECT_TRUE (same (info.view, want)) << "mapped " << dla::describe_view (info.view)
+                                                   << ", swdla runs " << dla::describe_view (want);
               if (!(t.layout == tensor::Layout::kDlaHwc4 && t.c == 1)) {
                 EXPECT_EQ (info.view.layout, t.layout);
               }

@@ -14,8 +14,10 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
     GTEST_FAIL () << why;
   g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "2", TRUE);
   {
-    Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer model="
-        + model ("colours") + " ! fakesink");
+    Pipeline p (
+        "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
+        "model=" +
+        model ("colours") + " ! fakesink");
     ASSERT_TRUE (p.play ());
     const BusError e = p.wait_error (30 * GST_SECOND);
     p.stop ();
@@ -24,8 +26,10 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
     EXPECT_EQ (e.domain, GST_STREAM_ERROR);
     EXPECT_NE (e.message.find ("restart the process"), std::string::npos) << e.message;
   }
-  const BusError again = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-      "dlainfer name=infer model=" + model ("colours") + " ! fakesink");
+  const BusError again = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=infer model=" +
+      model ("colours") + " ! fakesink");
   ASSERT_TRUE (again.posted);
   EXPECT_NE (again.message.find ("restart the process"), std::string::npos) << again.message;
 }

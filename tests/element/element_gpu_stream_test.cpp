@@ -20,7 +20,6 @@ namespace {
 
 using namespace element_gpu;
 
-
 TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
 {
 #if !GST_CHECK_VERSION(1, 24, 0)
@@ -33,7 +32,8 @@ TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
   ASSERT_TRUE (gst_cuda_load_library ());
   GstHarness *h = gst_harness_new_parse (
       ("dlainfer name=infer model=" + model ("colours") + " labels=" + labels_of ("colours")).c_str ());
-  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory),format=NV12,width=320,height=240,framerate=30/1");
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw(memory:CUDAMemory),format=NV12,width=320,height=240,framerate=30/1");
   GstElement *infer = gst_harness_find_element (h, "dlainfer");
   ASSERT_NE (infer, nullptr);
   GstCudaContext *ctx = element_context (infer);
@@ -61,16 +61,17 @@ TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
       GstMapInfo map;
       ASSERT_TRUE (gst_memory_map (mem, &map, GstMapFlags (GST_MAP_WRITE | GST_MAP_CUDA)));
       auto *base = static_cast<uint8_t *> (map.data);
-      ASSERT_EQ (slow_fill_nv12 (base + cmem->info.offset[0], cmem->info.stride[0], base + cmem->info.offset[1],
-                     cmem->info.stride[1], 320, 240, c.y, c.u, c.v, 2000000, gst_cuda_stream_get_handle (producer)),
-          0);
+      ASSERT_EQ (slow_fill_nv12 (base + cmem->info.offset[0], cmem->info.stride[0],
+                                 base + cmem->info.offset[1], cmem->info.stride[1], 320, 240, c.y, c.u, c.v,
+                                 2000000, gst_cuda_stream_get_handle (producer)),
+                 0);
       gst_memory_unmap (mem, &map);
     }
     GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC); /* written, not synchronised */
     GstBuffer *buf = gst_buffer_new ();
     gst_buffer_append_memory (buf, mem);
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 320, 240, 2,
-        cmem->info.offset, cmem->info.stride);
+                                    cmem->info.offset, cmem->info.stride);
     GST_BUFFER_PTS (buf) = GST_SECOND * i / 30;
     GstBuffer *out = gst_harness_push_and_pull (h, buf);
     ASSERT_NE (out, nullptr) << "frame " << i;
@@ -80,8 +81,8 @@ TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
     ++frames;
     if (r.labels.empty () || r.labels[0] != c.label) {
       if (stale++ == 0)
-        first_stale = "frame " + std::to_string (i) + " written " + c.label + ", classified "
-            + (r.labels.empty () ? "(nothing)" : r.labels[0]);
+        first_stale = "frame " + std::to_string (i) + " written " + c.label + ", classified " +
+                      (r.labels.empty () ? "(nothing)" : r.labels[0]);
     }
   }
   EXPECT_EQ (frames, 1000);

@@ -33,7 +33,10 @@ class Surface : public testing::Test {
   }
 };
 
-uint32_t rgb (int r, int g, int b) { return uint32_t (r) << 16 | uint32_t (g) << 8 | uint32_t (b); }
+uint32_t rgb (int r, int g, int b)
+{
+  return uint32_t (r) << 16 | uint32_t (g) << 8 | uint32_t (b);
+}
 
 /* The read-out model's outputs as the meta carries them when nothing is dropped or changed. */
 const char *const kRawScores = "activation=none top-k=0 threshold=-1000000";
@@ -52,20 +55,24 @@ Grid grid_of (const Result &r)
   return g;
 }
 
-float cell (const Grid &g, int c, int y, int x) { return g[size_t (c * 16 + y * 4 + x)]; }
+float cell (const Grid &g, int c, int y, int x)
+{
+  return g[size_t (c * 16 + y * 4 + x)];
+}
 
 /* One w x h RGBA frame (system memory, or CUDA memory through cudaupload) through dlainfer with
  * `props`; the result of the frame. */
 Result run_frame (const std::string &model_name, const std::string &props, int w, int h,
-    const std::function<uint32_t (int, int)> &fill, bool cuda = false)
+                  const std::function<uint32_t (int, int)> &fill, bool cuda = false)
 {
   if (cuda && !cudaupload_available ()) {
     ADD_FAILURE () << "cudaupload missing";
     return Result ();
   }
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) + ",height="
-      + std::to_string (h) + ",framerate=30/1 ! " + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
-      + "dlainfer name=infer model=" + model (model_name) + " " + props + " ! appsink name=sink sync=false");
+  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) +
+              ",height=" + std::to_string (h) + ",framerate=30/1 ! " +
+              (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + "dlainfer name=infer model=" +
+              model (model_name) + " " + props + " ! appsink name=sink sync=false");
   if (!p.play ()) {
     ADD_FAILURE () << "cannot play: " << props;
     return Result ();
@@ -82,7 +89,7 @@ Result run_frame (const std::string &model_name, const std::string &props, int w
 }
 
 Grid readout (const std::string &props, int w, int h, const std::function<uint32_t (int, int)> &fill,
-    bool cuda = false, const std::string &model_name = "readout")
+              bool cuda = false, const std::string &model_name = "readout")
 {
   return grid_of (run_frame (model_name, std::string (kRawScores) + " " + props, w, h, fill, cuda));
 }
@@ -92,7 +99,8 @@ void expect_channel (const Grid &g, int c, float want, float tol, const std::str
 {
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 4; ++x)
-      EXPECT_NEAR (cell (g, c, y, x), want, tol) << what << ": channel " << c << " cell (" << y << ", " << x << ")";
+      EXPECT_NEAR (cell (g, c, y, x), want, tol)
+          << what << ": channel " << c << " cell (" << y << ", " << x << ")";
 }
 
 /* ---- preprocessing, seen in the tensor ---- */
@@ -113,9 +121,9 @@ TEST_F (Surface, MeanAndStdNormalise)
     const Grid norm = readout ("mean=\"<0.5,0.1,0.1>\" std=\"<0.25,0.5,2>\"", 320, 240, fill, cuda);
     for (int c = 0; c < 3; ++c)
       expect_channel (norm, c, (v[c] - mean[c]) / stdv[c], 0.01f, mem + " mean/std");
-    std::printf ("%s mean/std: read %.3f %.3f %.3f, want %.3f %.3f %.3f\n", mem.c_str (), cell (norm, 0, 0, 0),
-        cell (norm, 1, 0, 0), cell (norm, 2, 0, 0), (v[0] - mean[0]) / stdv[0], (v[1] - mean[1]) / stdv[1],
-        (v[2] - mean[2]) / stdv[2]);
+    std::printf ("%s mean/std: read %.3f %.3f %.3f, want %.3f %.3f %.3f\n", mem.c_str (),
+                 cell (norm, 0, 0, 0), cell (norm, 1, 0, 0), cell (norm, 2, 0, 0), (v[0] - mean[0]) / stdv[0],
+                 (v[1] - mean[1]) / stdv[1], (v[2] - mean[2]) / stdv[2]);
   }
 }
 
@@ -132,7 +140,10 @@ TEST_F (Surface, ChannelOrderSwapsRedAndBlue)
 /* A 448x224 frame: red by vertical stripe i = x / 112, green by horizontal band j = y / 56. */
 const int kRx[4] = {40, 100, 160, 220};
 const int kGy[4] = {30, 90, 150, 210};
-uint32_t stripes_and_bands (int x, int y) { return rgb (kRx[x / 112], kGy[y / 56], 0); }
+uint32_t stripes_and_bands (int x, int y)
+{
+  return rgb (kRx[x / 112], kGy[y / 56], 0);
+}
 
 struct ModeCase {
   const char *name, *props;
@@ -156,11 +167,12 @@ TEST_P (ResizeModes, GridShowsTheGeometry)
         const std::array<float, 3> w = m.want (y, x);
         for (int c = 0; c < 3; ++c)
           EXPECT_NEAR (cell (g, c, y, x), w[size_t (c)] / 255.f, 0.02f)
-              << m.name << (cuda ? " CUDA" : " system") << ": channel " << c << " cell (" << y << ", " << x << ")";
+              << m.name << (cuda ? " CUDA" : " system") << ": channel " << c << " cell (" << y << ", " << x
+              << ")";
       }
-    std::printf ("%s: red row 0 %.3f %.3f %.3f %.3f, green column 0 %.3f %.3f %.3f %.3f\n", m.name, cell (g, 0, 0, 0),
-        cell (g, 0, 0, 1), cell (g, 0, 0, 2), cell (g, 0, 0, 3), cell (g, 1, 0, 0), cell (g, 1, 1, 0), cell (g, 1, 2, 0),
-        cell (g, 1, 3, 0));
+    std::printf ("%s: red row 0 %.3f %.3f %.3f %.3f, green column 0 %.3f %.3f %.3f %.3f\n", m.name,
+                 cell (g, 0, 0, 0), cell (g, 0, 0, 1), cell (g, 0, 0, 2), cell (g, 0, 0, 3),
+                 cell (g, 1, 0, 0), cell (g, 1, 1, 0), cell (g, 1, 2, 0), cell (g, 1, 3, 0));
   }
 }
 
@@ -172,21 +184,28 @@ std::array<float, 3> letterbox_cell (int y, int x, uint32_t pad)
   return {float (kRx[x]), (kGy[2 * (y - 1)] + kGy[2 * (y - 1) + 1]) / 2.f, 0.f};
 }
 
-INSTANTIATE_TEST_SUITE_P (Modes, ResizeModes,
+INSTANTIATE_TEST_SUITE_P (
+    Modes, ResizeModes,
     testing::Values (
         /* The whole frame squeezed to 224x224: stripe i in column i, band j in row j. */
-        ModeCase {"stretch", "resize-mode=stretch",
-            [] (int y, int x) { return std::array<float, 3> {float (kRx[x]), float (kGy[y]), 0.f}; }},
-        ModeCase {"letterbox_black", "resize-mode=letterbox",
-            [] (int y, int x) { return letterbox_cell (y, x, 0x000000); }},
-        ModeCase {"letterbox_pad_value", "resize-mode=letterbox pad-value=0x20a0e0",
-            [] (int y, int x) { return letterbox_cell (y, x, 0x20a0e0); }},
+        ModeCase{"stretch", "resize-mode=stretch",
+                 [] (int y, int x) {
+                   return std::array<float, 3>{float (kRx[x]), float (kGy[y]), 0.f};
+                 }},
+        ModeCase{"letterbox_black", "resize-mode=letterbox",
+                 [] (int y, int x) { return letterbox_cell (y, x, 0x000000); }},
+        ModeCase{"letterbox_pad_value", "resize-mode=letterbox pad-value=0x20a0e0",
+                 [] (int y, int x) { return letterbox_cell (y, x, 0x20a0e0); }},
         /* crop-fraction 1: short side 224 kept, the centre 224 columns (x 112..336): stripes 1, 2. */
-        ModeCase {"center_crop_1", "resize-mode=center-crop crop-fraction=1.0",
-            [] (int y, int x) { return std::array<float, 3> {float (kRx[1 + x / 2]), float (kGy[y]), 0.f}; }},
+        ModeCase{"center_crop_1", "resize-mode=center-crop crop-fraction=1.0",
+                 [] (int y, int x) {
+                   return std::array<float, 3>{float (kRx[1 + x / 2]), float (kGy[y]), 0.f};
+                 }},
         /* crop-fraction 0.5: resized to 896x448, centre 224x224 = frame x 168..280, y 56..168. */
-        ModeCase {"center_crop_half", "resize-mode=center-crop crop-fraction=0.5",
-            [] (int y, int x) { return std::array<float, 3> {float (kRx[1 + x / 2]), float (kGy[1 + y / 2]), 0.f}; }}),
+        ModeCase{"center_crop_half", "resize-mode=center-crop crop-fraction=0.5",
+                 [] (int y, int x) {
+                   return std::array<float, 3>{float (kRx[1 + x / 2]), float (kGy[1 + y / 2]), 0.f};
+                 }}),
     [] (const testing::TestParamInfo<ModeCase> &info) { return std::string (info.param.name); });
 
 /* A 4x downscale of a pattern of period 4 (columns 1, 2 of each 4 white): plain bilinear samples
@@ -220,7 +239,7 @@ TEST_F (Surface, TopKOrderAndThreshold)
   {
     const Result r = run_frame ("readout", "activation=none top-k=3 threshold=-1000000", w, h, fill);
     ASSERT_EQ (r.ids.size (), 3u);
-    EXPECT_EQ (r.ids, (std::vector<int> {15, 14, 13})) << "the three brightest red cells, best first";
+    EXPECT_EQ (r.ids, (std::vector<int>{15, 14, 13})) << "the three brightest red cells, best first";
     EXPECT_NEAR (r.confidences[0], 235.f / 255, 0.01f);
     EXPECT_NEAR (r.confidences[1], 220.f / 255, 0.01f);
     EXPECT_NEAR (r.confidences[2], 205.f / 255, 0.01f);
@@ -271,13 +290,15 @@ TEST_F (Surface, TopKOrderAndThreshold)
 /* interval=2: frames 0, 3, 6 run the model; 1-2, 4-5, 7-8 carry the last result with ages 1, 2. */
 TEST_F (Surface, IntervalCarriesResultsWithAge)
 {
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-      "dlainfer name=infer interval=2 model=" + model ("colours") + " labels=" + labels_of ("colours")
-      + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+      "dlainfer name=infer interval=2 model=" +
+      model ("colours") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 9; ++i) {
     const uint32_t c = kColours[i % 8].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (320, 240, [c] (int, int) { return c; }, GST_SECOND * i / 30)));
+    ASSERT_TRUE (p.push (rgba_frame (
+        320, 240, [c] (int, int) { return c; }, GST_SECOND * i / 30)));
   }
   for (int i = 0; i < 9; ++i) {
     GstSample *s = p.pull ();
@@ -294,8 +315,8 @@ TEST_F (Surface, IntervalCarriesResultsWithAge)
   GstStructure *st = nullptr;
   g_object_get (p.by_name ("infer"), "stats", &st, nullptr);
   guint64 frames = 0, inferences = 0, skipped = 0;
-  gst_structure_get (st, "frames", G_TYPE_UINT64, &frames, "inferences", G_TYPE_UINT64, &inferences, "skipped",
-      G_TYPE_UINT64, &skipped, nullptr);
+  gst_structure_get (st, "frames", G_TYPE_UINT64, &frames, "inferences", G_TYPE_UINT64, &inferences,
+                     "skipped", G_TYPE_UINT64, &skipped, nullptr);
   EXPECT_EQ (frames, 9u);
   EXPECT_EQ (inferences, 3u);
   EXPECT_EQ (skipped, 6u);
@@ -347,14 +368,16 @@ std::vector<Message> result_messages (GstElement *pipeline)
  * frame's timestamp and the same results as the meta. */
 TEST_F (Surface, BusMessagesPerInference)
 {
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-      "dlainfer name=infer post-messages=true interval=1 model=" + model ("colours") + " labels="
-      + labels_of ("colours") + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+      "dlainfer name=infer post-messages=true interval=1 model=" +
+      model ("colours") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   const int colour[4] = {2, 3, 4, 5};
   for (int i = 0; i < 4; ++i) {
     const uint32_t c = kColours[colour[i]].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (320, 240, [c] (int, int) { return c; }, GST_SECOND * i / 30)));
+    ASSERT_TRUE (p.push (rgba_frame (
+        320, 240, [c] (int, int) { return c; }, GST_SECOND * i / 30)));
   }
   std::vector<Result> metas;
   for (int i = 0; i < 4; ++i) {
@@ -386,8 +409,9 @@ TEST_F (Surface, BusMessagesPerInference)
   p.stop ();
 
   /* Default: no messages. */
-  Pipeline q ("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer model="
-      + model ("colours") + " ! fakesink");
+  Pipeline q (
+      "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer model=" +
+      model ("colours") + " ! fakesink");
   ASSERT_TRUE (q.play ());
   ASSERT_TRUE (q.wait_eos ());
   EXPECT_TRUE (result_messages (q.get ()).empty ()) << "post-messages is off by default";
@@ -415,9 +439,9 @@ double stat_ms (const GstStructure *s, const char *f)
 TEST_F (Surface, StatsCountAndTime)
 {
   g_setenv ("SWDLA_SERVICE_US", "3000", TRUE);
-  Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=640,height=480 ! "
-      + std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
-      + "dlainfer name=infer interval=1 model=" + model ("colours") + " ! fakesink");
+  Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=640,height=480 ! " +
+              std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+              "dlainfer name=infer interval=1 model=" + model ("colours") + " ! fakesink");
   ASSERT_TRUE (p.play ());
   ASSERT_TRUE (p.wait_eos ());
   g_unsetenv ("SWDLA_SERVICE_US");
@@ -465,8 +489,10 @@ TEST_F (Surface, StatsCountAndTime)
 TEST_F (Surface, StatsCountErrors)
 {
   g_setenv ("SWDLA_TASK_ERROR", "3:cudlaErrorDlaErrInvalidInput", TRUE);
-  Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer model="
-      + model ("colours") + " ! fakesink");
+  Pipeline p (
+      "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
+      "model=" +
+      model ("colours") + " ! fakesink");
   ASSERT_TRUE (p.play ());
   const BusError e = p.wait_error (20 * GST_SECOND);
   g_unsetenv ("SWDLA_TASK_ERROR");
@@ -513,8 +539,9 @@ TEST_F (Surface, ModelInfoMatchesTheModel)
   };
   for (const auto &c : cases) {
     SCOPED_TRACE (c.model);
-    Pipeline p ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
-        + std::string (c.props) + " model=" + model (c.model) + " ! appsink name=sink sync=false");
+    Pipeline p (
+        "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer " +
+        std::string (c.props) + " model=" + model (c.model) + " ! appsink name=sink sync=false");
     GstElement *infer = p.by_name ("infer");
     ASSERT_TRUE (p.play ());
     GstSample *sample = p.pull ();
@@ -529,8 +556,10 @@ TEST_F (Surface, ModelInfoMatchesTheModel)
     EXPECT_STREQ (gst_structure_get_string (info, "backend"), "swdla");
     EXPECT_EQ (std::string (gst_structure_get_string (info, "model")), model (c.model));
     EXPECT_FALSE (std::string (gst_structure_get_string (info, "cudla-version")).empty ());
-    EXPECT_NE (std::string (gst_structure_get_string (info, "library")).find ("libcudla.so.1"), std::string::npos);
-    EXPECT_NE (std::string (gst_structure_get_string (info, "description")).find ("backend=swdla"), std::string::npos);
+    EXPECT_NE (std::string (gst_structure_get_string (info, "library")).find ("libcudla.so.1"),
+               std::string::npos);
+    EXPECT_NE (std::string (gst_structure_get_string (info, "description")).find ("backend=swdla"),
+               std::string::npos);
     gint core = -1, classes = -1;
     gst_structure_get_int (info, "dla-core", &core);
     gst_structure_get_int (info, "classes", &classes);
@@ -570,9 +599,10 @@ TEST_F (Surface, ModelInfoMatchesTheModel)
  * refuses to start without input-scale, saying what to set. */
 TEST_F (Surface, Int8InputWithInputScale)
 {
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-      "dlainfer name=infer input-scale=0.0078740157 model=" + model ("colours-int8-chw32") + " labels="
-      + labels_of ("colours") + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+      "dlainfer name=infer input-scale=0.0078740157 model=" +
+      model ("colours-int8-chw32") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 8; ++i) {
     const uint32_t c = kColours[i].rgb;
@@ -590,8 +620,10 @@ TEST_F (Surface, Int8InputWithInputScale)
   }
   p.stop ();
 
-  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-      "dlainfer name=infer model=" + model ("colours-int8-chw32") + " ! fakesink");
+  const BusError e = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=infer model=" +
+      model ("colours-int8-chw32") + " ! fakesink");
   ASSERT_TRUE (e.posted);
   EXPECT_EQ (e.domain, GST_RESOURCE_ERROR);
   EXPECT_EQ (e.code, GST_RESOURCE_ERROR_SETTINGS);
@@ -605,9 +637,11 @@ TEST_F (Surface, Int8OutputWithOutputScale)
   float top[2] = {0.f, 0.f};
   const char *scales[2] = {"0.125", "0.0625"};
   for (int k = 0; k < 2; ++k) {
-    Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-        "dlainfer name=infer output-scale=" + std::string (scales[k]) + " model=" + model ("colours-out-int8-chw32")
-        + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
+    Pipeline p (
+        "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+        "dlainfer name=infer output-scale=" +
+        std::string (scales[k]) + " model=" + model ("colours-out-int8-chw32") +
+        " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
     ASSERT_TRUE (p.play ());
     const uint32_t red = kColours[2].rgb;
     ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
@@ -628,9 +662,12 @@ TEST_F (Surface, Int8OutputWithOutputScale)
    * scale halves every score, and every score over its scale is a whole q in [-128, 127]. */
   std::vector<float> raw[2];
   for (int k = 0; k < 2; ++k) {
-    Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-        "dlainfer name=infer " + std::string (kRawScores) + " output-scale=" + scales[k] + " model="
-        + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
+    Pipeline p (
+        "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+        "dlainfer name=infer " +
+        std::string (kRawScores) + " output-scale=" + scales[k] +
+        " model=" + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") +
+        " ! appsink name=sink sync=false");
     ASSERT_TRUE (p.play ());
     const uint32_t red = kColours[2].rgb;
     ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
@@ -652,8 +689,10 @@ TEST_F (Surface, Int8OutputWithOutputScale)
   }
   EXPECT_GT (raw[0][2], 0.f) << "red's score";
 
-  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-      "dlainfer name=infer model=" + model ("colours-out-int8-chw32") + " ! fakesink");
+  const BusError e = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=infer model=" +
+      model ("colours-out-int8-chw32") + " ! fakesink");
   ASSERT_TRUE (e.posted);
   EXPECT_EQ (e.domain, GST_RESOURCE_ERROR);
   EXPECT_EQ (e.code, GST_RESOURCE_ERROR_SETTINGS);
@@ -679,9 +718,11 @@ TEST_F (Surface, InputScaleVisibleInTheTensor)
 /* The meta survives videoconvert (a copy into a new buffer) and is found by element name. */
 TEST_F (Surface, MetaSurvivesDownstreamConversion)
 {
-  Pipeline p ("videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xffff0000 ! "
-      "video/x-raw,format=RGBA,width=320,height=240 ! dlainfer name=infer model=" + model ("colours") + " labels="
-      + labels_of ("colours") + " ! videoconvert ! video/x-raw,format=I420 ! videoscale ! "
+  Pipeline p (
+      "videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xffff0000 ! "
+      "video/x-raw,format=RGBA,width=320,height=240 ! dlainfer name=infer model=" +
+      model ("colours") + " labels=" + labels_of ("colours") +
+      " ! videoconvert ! video/x-raw,format=I420 ! videoscale ! "
       "video/x-raw,width=160,height=120 ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   GstSample *s = p.pull ();
@@ -703,9 +744,10 @@ TEST_F (Surface, MetaSurvivesDownstreamConversion)
  * first), on inferred and carried frames. */
 TEST_F (Surface, AnalyticsClassification)
 {
-  Pipeline p ("videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff0000ff ! "
-      "video/x-raw,format=RGBA,width=320,height=240 ! dlainfer name=infer interval=1 model=" + model ("colours")
-      + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff0000ff ! "
+      "video/x-raw,format=RGBA,width=320,height=240 ! dlainfer name=infer interval=1 model=" +
+      model ("colours") + " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 2; ++i) {
     GstSample *s = p.pull ();

@@ -3,11 +3,12 @@
  * are known, so geometry, channel order and colour-matrix mistakes cannot pass. */
 #include <cuda_runtime_api.h>
 #include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -16,7 +17,6 @@
 #include <fstream>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 
 #include "gpu_support.h"
 #include "primary_context.h"
@@ -36,9 +36,9 @@ class ElementGpu : public testing::Test {
   }
 };
 
-#define REQUIRE_CUDAUPLOAD()                                                      \
-  do {                                                                            \
-    if (!cudaupload_available ())                                             \
+#define REQUIRE_CUDAUPLOAD()                                                       \
+  do {                                                                             \
+    if (!cudaupload_available ())                                                  \
       GTEST_FAIL () << "cudaupload (GStreamer's nvcodec plugin) is not available"; \
   } while (0)
 
@@ -61,22 +61,24 @@ TEST_P (Colours, AllEightRight)
   const int w = std::get<2> (GetParam ()), h = std::get<3> (GetParam ());
   if (cuda)
     REQUIRE_CUDAUPLOAD ();
-  const std::string caps = "video/x-raw,format=RGBA,width=" + std::to_string (w) + ",height=" + std::to_string (h)
-      + ",framerate=30/1";
-  Pipeline p ("appsrc name=src format=time caps=" + caps + " ! videoconvert ! video/x-raw,format=" + format + " ! "
-      + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("colours", "labels=" + labels_of ("colours"))
-      + " ! appsink name=sink sync=false");
+  const std::string caps = "video/x-raw,format=RGBA,width=" + std::to_string (w) +
+                           ",height=" + std::to_string (h) + ",framerate=30/1";
+  Pipeline p ("appsrc name=src format=time caps=" + caps + " ! videoconvert ! video/x-raw,format=" + format +
+              " ! " + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+              infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 8; ++i) {
     const uint32_t rgb = kColours[i].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (w, h, [rgb] (int, int) { return rgb; }, GST_SECOND * i / 30)));
+    ASSERT_TRUE (p.push (rgba_frame (
+        w, h, [rgb] (int, int) { return rgb; }, GST_SECOND * i / 30)));
   }
   for (int i = 0; i < 8; ++i) {
     GstSample *s = p.pull ();
     ASSERT_NE (s, nullptr) << kColours[i].name;
     GstBuffer *buf = gst_sample_get_buffer (s);
     if (cuda) {
-      EXPECT_TRUE (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0))) << "the frame must stay in CUDA memory";
+      EXPECT_TRUE (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)))
+          << "the frame must stay in CUDA memory";
     }
     EXPECT_EQ (GST_BUFFER_PTS (buf), GST_SECOND * i / 30) << "timestamps pass through";
     const Result r = result_of (buf);
@@ -104,10 +106,12 @@ std::vector<ColourCase> colour_cases ()
 }
 
 INSTANTIATE_TEST_SUITE_P (FormatsMemoriesSizes, Colours, testing::ValuesIn (colour_cases ()),
-    [] (const testing::TestParamInfo<ColourCase> &info) {
-      return std::string (std::get<0> (info.param)) + (std::get<1> (info.param) ? "_cuda_" : "_system_")
-          + std::to_string (std::get<2> (info.param)) + "x" + std::to_string (std::get<3> (info.param));
-    });
+                          [] (const testing::TestParamInfo<ColourCase> &info) {
+                            return std::string (std::get<0> (info.param)) +
+                                   (std::get<1> (info.param) ? "_cuda_" : "_system_") +
+                                   std::to_string (std::get<2> (info.param)) + "x" +
+                                   std::to_string (std::get<3> (info.param));
+                          });
 
 /* ---- geometry, channel order, colour matrix ---- */
 
@@ -123,9 +127,10 @@ TEST_F (ElementGpu, QuadrantsProveGeometry)
     const std::string fmt = std::string (mode).substr (std::string (mode).find ('-') + 1);
     for (auto wh : {std::make_pair (640, 480), std::make_pair (333, 199)}) {
       const int w = wh.first, h = wh.second;
-      Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) + ",height="
-          + std::to_string (h) + ",framerate=30/1 ! videoconvert ! video/x-raw,format=" + fmt + " ! "
-          + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("quadrants") + " ! appsink name=sink sync=false");
+      Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) +
+                  ",height=" + std::to_string (h) + ",framerate=30/1 ! videoconvert ! video/x-raw,format=" +
+                  fmt + " ! " + (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+                  infer ("quadrants") + " ! appsink name=sink sync=false");
       ASSERT_TRUE (p.play ());
       for (int q = 0; q < 4; ++q)
         ASSERT_TRUE (p.push (rgba_frame (w, h, [=] (int x, int y) {
@@ -185,12 +190,15 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
     std::string caps = std::string ("video/x-raw,format=") + c.format;
     if (c.colorimetry)
       caps += std::string (",colorimetry=") + c.colorimetry;
-    Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=448,height=448,framerate=30/1 ! "
-        "videoconvert ! " + caps + " ! " + (c.cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
-        + infer ("readout", std::string ("channel-order=") + c.order) + " ! appsink name=sink sync=false");
+    Pipeline p (
+        "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=448,height=448,framerate=30/1 ! "
+        "videoconvert ! " +
+        caps + " ! " + (c.cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+        infer ("readout", std::string ("channel-order=") + c.order) + " ! appsink name=sink sync=false");
     ASSERT_TRUE (p.play ());
     ASSERT_TRUE (p.push (rgba_frame (w, h, [&] (int x, int y) {
-      return x < w / 4 && y < h / 4 ? (uint32_t (rgb[0]) << 16 | uint32_t (rgb[1]) << 8 | uint32_t (rgb[2])) : 0u;
+      return x < w / 4 && y < h / 4 ? (uint32_t (rgb[0]) << 16 | uint32_t (rgb[1]) << 8 | uint32_t (rgb[2]))
+                                    : 0u;
     })));
     GstSample *s = p.pull ();
     ASSERT_NE (s, nullptr);
@@ -213,16 +221,17 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
       yuv_round_trip (rgb, c.kr, c.kb, c.wrong_kr, c.wrong_kb, wrong);
     double err = 0, err_wrong = 0;
     for (int ch = 0; ch < 3; ++ch) {
-      EXPECT_NEAR (got[ch], rgb[ch], 8.0) << c.format << " " << (c.colorimetry ? c.colorimetry : "") << " channel "
-                                          << ch;
+      EXPECT_NEAR (got[ch], rgb[ch], 8.0)
+          << c.format << " " << (c.colorimetry ? c.colorimetry : "") << " channel " << ch;
       err += std::fabs (got[ch] - rgb[ch]);
       err_wrong += std::fabs (got[ch] - wrong[ch]);
     }
     if (c.colorimetry) {
-      EXPECT_LT (err, err_wrong) << c.format << " " << c.colorimetry << ": closer to the wrong matrix's colours";
+      EXPECT_LT (err, err_wrong) << c.format << " " << c.colorimetry
+                                 << ": closer to the wrong matrix's colours";
     }
     std::printf ("%s %s %s: read back %.1f %.1f %.1f (sent 200 50 120)\n", c.format,
-        c.colorimetry ? c.colorimetry : "-", c.order, got[0], got[1], got[2]);
+                 c.colorimetry ? c.colorimetry : "-", c.order, got[0], got[1], got[2]);
     gst_sample_unref (s);
     p.stop ();
   }
@@ -235,8 +244,10 @@ TEST_F (ElementGpu, ReadoutProvesChannelOrderAndMatrix)
 TEST_F (ElementGpu, CudaUploadAdoptsTheElementsContext)
 {
   REQUIRE_CUDAUPLOAD ();
-  Pipeline p ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
-      + infer ("colours") + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! " +
+      infer ("colours") + " ! appsink name=sink sync=false");
   ASSERT_EQ (gst_element_set_state (p.by_name ("infer"), GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
   GstCudaContext *ready = element_context (p.by_name ("infer"));
   ASSERT_NE (ready, nullptr) << "no context answered in READY";
@@ -272,7 +283,8 @@ GstBuffer *foreign_frame (GstBufferPool *pool, const GstVideoInfo &info, uint32_
   }
   const uint8_t px[4] = {uint8_t (rgb >> 16), uint8_t (rgb >> 8), uint8_t (rgb), 255};
   for (int y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); ++y) {
-    auto *row = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0)) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    auto *row = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0)) +
+                y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
     for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info); ++x)
       std::memcpy (row + 4 * x, px, 4);
   }
@@ -296,8 +308,8 @@ TEST_F (ElementGpu, ForeignContextMemoryStillWorks)
   ASSERT_TRUE (gst_buffer_pool_set_config (pool, config));
   ASSERT_TRUE (gst_buffer_pool_set_active (pool, TRUE));
 
-  Pipeline p ("appsrc name=src format=time ! " + infer ("colours", "labels=" + labels_of ("colours"))
-      + " ! appsink name=sink sync=false");
+  Pipeline p ("appsrc name=src format=time ! " + infer ("colours", "labels=" + labels_of ("colours")) +
+              " ! appsink name=sink sync=false");
   p.set_src_caps (caps_str);
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 3; ++i) {
@@ -316,7 +328,8 @@ TEST_F (ElementGpu, ForeignContextMemoryStillWorks)
     ASSERT_NE (s, nullptr);
     GstMemory *mem = gst_buffer_peek_memory (gst_sample_get_buffer (s), 0);
     ASSERT_TRUE (gst_is_cuda_memory (mem));
-    EXPECT_EQ (gst_cuda_context_get_handle (GST_CUDA_MEMORY_CAST (mem)->context), gst_cuda_context_get_handle (foreign));
+    EXPECT_EQ (gst_cuda_context_get_handle (GST_CUDA_MEMORY_CAST (mem)->context),
+               gst_cuda_context_get_handle (foreign));
     const Result r = result_of (gst_sample_get_buffer (s));
     ASSERT_TRUE (r.found);
     EXPECT_EQ (r.labels[0], kColours[2 + i].name);
@@ -332,9 +345,10 @@ TEST_F (ElementGpu, ForeignContextMemoryStillWorks)
 
 TEST_F (ElementGpu, DlaCoreOne)
 {
-  Pipeline p ("videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff0000ff ! "
-      "video/x-raw,format=RGBA,width=640,height=480 ! " + infer ("colours", "dla-core=1 labels=" + labels_of ("colours"))
-      + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "videotestsrc num-buffers=2 pattern=solid-color foreground-color=0xff0000ff ! "
+      "video/x-raw,format=RGBA,width=640,height=480 ! " +
+      infer ("colours", "dla-core=1 labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 2; ++i) {
@@ -357,16 +371,19 @@ TEST_F (ElementGpu, DlaCoreOne)
 TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
 {
   const std::string m = model ("colours"), l = labels_of ("colours");
-  Pipeline p ("videotestsrc num-buffers=3 pattern=solid-color foreground-color=0xffffff00 ! "
-      "video/x-raw,format=NV12,width=1280,height=720 ! " + std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
-      + "dlainfer name=a dla-core=0 model=" + m + " labels=" + l + " ! dlainfer name=b dla-core=1 model=" + m
-      + " labels=" + l + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "videotestsrc num-buffers=3 pattern=solid-color foreground-color=0xffffff00 ! "
+      "video/x-raw,format=NV12,width=1280,height=720 ! " +
+      std::string (cudaupload_available () ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+      "dlainfer name=a dla-core=0 model=" + m + " labels=" + l + " ! dlainfer name=b dla-core=1 model=" + m +
+      " labels=" + l + " ! appsink name=sink sync=false");
   const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_TRUE (p.play ());
   for (int i = 0; i < 3; ++i) {
     GstSample *s = p.pull ();
     ASSERT_NE (s, nullptr);
-    const Result a = result_of (gst_sample_get_buffer (s), "a"), b = result_of (gst_sample_get_buffer (s), "b");
+    const Result a = result_of (gst_sample_get_buffer (s), "a"),
+                 b = result_of (gst_sample_get_buffer (s), "b");
     ASSERT_TRUE (a.found);
     ASSERT_TRUE (b.found);
     EXPECT_EQ (a.labels[0], "yellow");
@@ -390,9 +407,11 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
 TEST_F (ElementGpu, RenegotiatesResolutionAndFormat)
 {
   const bool cuda = cudaupload_available ();
-  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=640,height=480,framerate=30/1 ! "
-      "videoconvert ! capsfilter name=cf caps=video/x-raw,format=NV12 ! " + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "")
-      + infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
+  Pipeline p (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=640,height=480,framerate=30/1 ! "
+      "videoconvert ! capsfilter name=cf caps=video/x-raw,format=NV12 ! " +
+      std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") +
+      infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   const struct {
     int w, h;
@@ -401,14 +420,15 @@ TEST_F (ElementGpu, RenegotiatesResolutionAndFormat)
   } steps[] = {{640, 480, "NV12", 2}, {1920, 1080, "BGRx", 4}, {321, 241, "I420", 7}, {640, 480, "RGBA", 3}};
   int n = 0;
   for (const auto &st : steps) {
-    p.set_src_caps ("video/x-raw,format=RGBA,width=" + std::to_string (st.w) + ",height=" + std::to_string (st.h)
-        + ",framerate=30/1");
+    p.set_src_caps ("video/x-raw,format=RGBA,width=" + std::to_string (st.w) +
+                    ",height=" + std::to_string (st.h) + ",framerate=30/1");
     GstCaps *caps = gst_caps_from_string ((std::string ("video/x-raw,format=") + st.format).c_str ());
     g_object_set (p.by_name ("cf"), "caps", caps, nullptr);
     gst_caps_unref (caps);
     const uint32_t rgb = kColours[st.colour].rgb;
     for (int i = 0; i < 2; ++i)
-      ASSERT_TRUE (p.push (rgba_frame (st.w, st.h, [rgb] (int, int) { return rgb; }, GST_SECOND * n++ / 30)));
+      ASSERT_TRUE (p.push (rgba_frame (
+          st.w, st.h, [rgb] (int, int) { return rgb; }, GST_SECOND * n++ / 30)));
     for (int i = 0; i < 2; ++i) {
       GstSample *s = p.pull ();
       ASSERT_NE (s, nullptr);
@@ -458,7 +478,8 @@ int gpu_processes ()
   void *dev = nullptr;
   unsigned count = 0;
   /* With no buffer NVML answers the count (NVML_SUCCESS when 0, INSUFFICIENT_SIZE = 7 otherwise). */
-  const int rc = init && handle && procs && init () == 0 && handle (0, &dev) == 0 ? procs (dev, &count, nullptr) : -1;
+  const int rc =
+      init && handle && procs && init () == 0 && handle (0, &dev) == 0 ? procs (dev, &count, nullptr) : -1;
   dlclose (nvml);
   return rc == 0 || rc == 7 ? int (count) : -1;
 }
@@ -468,8 +489,9 @@ int gpu_processes ()
 TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
 {
   const bool cuda = cudaupload_available ();
-  Pipeline p ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=640,height=480 ! "
-      + std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("colours") + " ! fakesink");
+  Pipeline p ("videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=640,height=480 ! " +
+              std::string (cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "") + infer ("colours") +
+              " ! fakesink");
   long rss0 = 0;
   size_t gpu0 = 0;
   for (int i = 0; i < 50; ++i) {
@@ -482,13 +504,14 @@ TEST_F (ElementGpu, FiftyStateCyclesWithoutLeaks)
     }
   }
   const long rss_growth = rss_kib () - rss0;
-  const long long gpu_growth = (long long) gpu_used () - (long long) gpu0;
-  std::printf ("after 45 more cycles: host RSS %+ld KiB, GPU used %+lld KiB\n", rss_growth, gpu_growth / 1024);
+  const long long gpu_growth = (long long)gpu_used () - (long long)gpu0;
+  std::printf ("after 45 more cycles: host RSS %+ld KiB, GPU used %+lld KiB\n", rss_growth,
+               gpu_growth / 1024);
   EXPECT_LT (rss_growth, 16 * 1024) << "host memory grows";
   const int others = gpu_processes () - 1;
   if (others != 0) {
     std::printf ("GPU memory growth not judged: %s\n",
-        others < 0 ? "NVML cannot list the device's processes" : "other processes use the GPU");
+                 others < 0 ? "NVML cannot list the device's processes" : "other processes use the GPU");
     return;
   }
   EXPECT_LT (gpu_growth, 16ll << 20) << "GPU memory grows";
@@ -499,7 +522,8 @@ TEST_F (ElementGpu, HarnessKeepsBufferFields)
 {
   GstHarness *h = gst_harness_new_parse (("dlainfer model=" + model ("colours")).c_str ());
   gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1");
-  GstBuffer *in = rgba_frame (64, 48, [] (int, int) { return 0x00ff00u; }, 42 * GST_MSECOND);
+  GstBuffer *in = rgba_frame (
+      64, 48, [] (int, int) { return 0x00ff00u; }, 42 * GST_MSECOND);
   GST_BUFFER_DTS (in) = 41 * GST_MSECOND;
   GST_BUFFER_DURATION (in) = 7 * GST_MSECOND;
   GST_BUFFER_OFFSET (in) = 5;
@@ -527,17 +551,20 @@ TEST_F (ElementGpu, HarnessKeepsBufferFields)
 /* Interlaced caps are not negotiated (and the pipeline says so). */
 TEST_F (ElementGpu, InterlacedIsNotNegotiated)
 {
-  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48,"
-      "interlace-mode=interleaved ! " + infer ("colours") + " ! fakesink");
+  const BusError e = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48,"
+      "interlace-mode=interleaved ! " +
+      infer ("colours") + " ! fakesink");
   ASSERT_TRUE (e.posted);
-  EXPECT_NE ((e.message + e.debug).find ("not-negotiated"), std::string::npos) << e.message << " / " << e.debug;
+  EXPECT_NE ((e.message + e.debug).find ("not-negotiated"), std::string::npos)
+      << e.message << " / " << e.debug;
 }
 
 /* ---- failures that need a GPU: each an error on the bus, the pipeline back in NULL ---- */
 
 struct FailureCase {
   const char *name;
-  std::string props;           /* dlainfer properties */
+  std::string props; /* dlainfer properties */
   GQuark domain;
   int code;
   std::vector<std::string> say; /* the message contains each */
@@ -548,8 +575,10 @@ class Failures : public ElementGpu, public testing::WithParamInterface<FailureCa
 TEST_P (Failures, ClearErrorAtStart)
 {
   const FailureCase &c = GetParam ();
-  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
-      "dlainfer name=infer " + c.props + " ! fakesink");
+  const BusError e = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "dlainfer name=infer " +
+      c.props + " ! fakesink");
   ASSERT_TRUE (e.posted) << c.name;
   EXPECT_EQ (e.source, "infer");
   EXPECT_EQ (e.domain, c.domain) << e.message;
@@ -565,34 +594,63 @@ std::vector<FailureCase> failure_cases ()
   const std::string three = dlainfer_test::test_data ("element-three-labels.txt");
   std::ofstream (three) << "a\nb\nc\n";
   return {
-      {"truncated", "model=" + model ("broken-truncated"), res, GST_RESOURCE_ERROR_SETTINGS,
+      {"truncated",
+       "model=" + model ("broken-truncated"),
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"cudlaErrorInvalidParam (1)"}},
-      {"bad_version", "model=" + model ("broken-version"), res, GST_RESOURCE_ERROR_SETTINGS,
+      {"bad_version",
+       "model=" + model ("broken-version"),
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"cudlaErrorInvalidParam (1)"}},
       {"not_a_loadable", "model=" + model ("broken-magic"), res, GST_RESOURCE_ERROR_SETTINGS, {"loadable"}},
-      {"wrong_input_type", "model=" + model ("broken-wrong-type"), res, GST_RESOURCE_ERROR_SETTINGS,
+      {"wrong_input_type",
+       "model=" + model ("broken-wrong-type"),
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"--inputIOFormats"}},
-      {"two_inputs", "model=" + model ("broken-two-inputs"), res, GST_RESOURCE_ERROR_SETTINGS, {"one image input"}},
-      {"batch_two", "model=" + model ("colours-batch2"), res, GST_RESOURCE_ERROR_SETTINGS, {"batch 2", "batch 1"}},
+      {"two_inputs",
+       "model=" + model ("broken-two-inputs"),
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
+       {"one image input"}},
+      {"batch_two",
+       "model=" + model ("colours-batch2"),
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
+       {"batch 2", "batch 1"}},
       {"grey_input", "model=" + model ("readout-grey"), res, GST_RESOURCE_ERROR_SETTINGS, {"1 channel"}},
-      {"labels_count", "model=" + model ("colours") + " labels=" + three, res, GST_RESOURCE_ERROR_SETTINGS,
+      {"labels_count",
+       "model=" + model ("colours") + " labels=" + three,
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"3 labels", "8 classes"}},
-      {"dla_core_too_high", "model=" + model ("colours") + " dla-core=2", res, GST_RESOURCE_ERROR_SETTINGS,
+      {"dla_core_too_high",
+       "model=" + model ("colours") + " dla-core=2",
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"2 core(s)", "0..1"}},
-      {"no_such_cuda_device", "model=" + model ("colours") + " cuda-device-id=99", res, GST_RESOURCE_ERROR_SETTINGS,
+      {"no_such_cuda_device",
+       "model=" + model ("colours") + " cuda-device-id=99",
+       res,
+       GST_RESOURCE_ERROR_SETTINGS,
        {"99", "does not exist"}},
   };
 }
 
 INSTANTIATE_TEST_SUITE_P (Start, Failures, testing::ValuesIn (failure_cases ()),
-    [] (const testing::TestParamInfo<FailureCase> &info) { return std::string (info.param.name); });
+                          [] (const testing::TestParamInfo<FailureCase> &info) {
+                            return std::string (info.param.name);
+                          });
 
 /* cuDLA refuses device creation (swdla fault injection): LIBRARY/INIT with status name and number. */
 TEST_F (ElementGpu, CudlaRefusesTheDevice)
 {
   g_setenv ("SWDLA_FAIL_CALL", "cudlaCreateDevice:1:cudlaErrorInvalidDevice", TRUE);
-  const BusError e = start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
-      + infer ("colours") + " ! fakesink");
+  const BusError e =
+      start_error ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! " +
+                   infer ("colours") + " ! fakesink");
   g_unsetenv ("SWDLA_FAIL_CALL");
   ASSERT_TRUE (e.posted);
   EXPECT_EQ (e.domain, GST_LIBRARY_ERROR) << e.message;
@@ -604,8 +662,8 @@ TEST_F (ElementGpu, CudlaRefusesTheDevice)
 TEST_F (ElementGpu, TaskErrorAtRunTime)
 {
   g_setenv ("SWDLA_TASK_ERROR", "3:cudlaErrorDlaErrInvalidInput", TRUE);
-  Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! " + infer ("colours")
-      + " ! appsink name=sink sync=false");
+  Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
+              infer ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   int frames = 0;
   while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (p.by_name ("sink")), 5 * GST_SECOND)) {
@@ -628,8 +686,8 @@ TEST_F (ElementGpu, TaskErrorAtRunTime)
 TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
 {
   g_setenv ("SWDLA_HANG_MS", "1:60000", TRUE);
-  Pipeline p ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-      + infer ("colours", "task-timeout=500") + " ! fakesink");
+  Pipeline p ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
+              infer ("colours", "task-timeout=500") + " ! fakesink");
   const auto t0 = std::chrono::steady_clock::now ();
   ASSERT_TRUE (p.play ());
   const BusError e = p.wait_error (30 * GST_SECOND);
@@ -639,14 +697,16 @@ TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
   ASSERT_TRUE (e.posted) << "no error after " << s << " s";
   EXPECT_EQ (e.domain, GST_STREAM_ERROR);
   /* A timeout, not the process-fatal 911 ("restart the process"). */
-  EXPECT_NE (e.message.find ("did not finish within the task timeout of 500 ms"), std::string::npos) << e.message;
+  EXPECT_NE (e.message.find ("did not finish within the task timeout of 500 ms"), std::string::npos)
+      << e.message;
   EXPECT_EQ (e.message.find ("restart the process"), std::string::npos) << e.message;
   EXPECT_LT (s, 10.0) << "the hang was not cut at task-timeout=500";
   std::printf ("hung task: %.2f s to NULL: %s\n", s, e.message.c_str ());
   /* The process goes on: a second pipeline classifies. */
-  Pipeline next ("videotestsrc num-buffers=1 pattern=solid-color foreground-color=0xff00ff00 ! "
-      "video/x-raw,format=RGBA,width=64,height=48 ! " + infer ("colours", "labels=" + labels_of ("colours"))
-      + " ! appsink name=sink sync=false");
+  Pipeline next (
+      "videotestsrc num-buffers=1 pattern=solid-color foreground-color=0xff00ff00 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! " +
+      infer ("colours", "labels=" + labels_of ("colours")) + " ! appsink name=sink sync=false");
   ASSERT_TRUE (next.play ());
   GstSample *sample = next.pull ();
   ASSERT_NE (sample, nullptr);

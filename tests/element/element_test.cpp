@@ -20,7 +20,8 @@ GstElement *make_infer ()
 {
   GstElement *e = gst_element_factory_make ("dlainfer", nullptr);
   EXPECT_NE (e, nullptr) << "dlainfer is not registered (GST_PLUGIN_PATH_1_0 = "
-                         << (g_getenv ("GST_PLUGIN_PATH_1_0") ? g_getenv ("GST_PLUGIN_PATH_1_0") : "unset") << ")";
+                         << (g_getenv ("GST_PLUGIN_PATH_1_0") ? g_getenv ("GST_PLUGIN_PATH_1_0") : "unset")
+                         << ")";
   return e;
 }
 
@@ -45,8 +46,8 @@ BusError run_until_error (const std::string &desc)
 
 std::string pipeline_with (const std::string &props)
 {
-  return "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer " + props
-      + " ! fakesink";
+  return "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer " +
+         props + " ! fakesink";
 }
 
 std::string temp_file (const std::string &name, const std::string &content)
@@ -56,13 +57,13 @@ std::string temp_file (const std::string &name, const std::string &content)
   return path;
 }
 
-#define EXPECT_ERROR(e, dom, cod, needle)                                                          \
-  do {                                                                                              \
-    EXPECT_TRUE ((e).posted) << "no error on the bus";                                              \
-    EXPECT_EQ ((e).domain, dom) << (e).message;                                                     \
-    EXPECT_EQ ((e).code, int (cod)) << (e).message;                                                 \
-    EXPECT_EQ ((e).source, "infer");                                                                \
-    EXPECT_NE ((e).message.find (needle), std::string::npos) << "message: " << (e).message;         \
+#define EXPECT_ERROR(e, dom, cod, needle)                                                   \
+  do {                                                                                      \
+    EXPECT_TRUE ((e).posted) << "no error on the bus";                                      \
+    EXPECT_EQ ((e).domain, dom) << (e).message;                                             \
+    EXPECT_EQ ((e).code, int (cod)) << (e).message;                                         \
+    EXPECT_EQ ((e).source, "infer");                                                        \
+    EXPECT_NE ((e).message.find (needle), std::string::npos) << "message: " << (e).message; \
   } while (0)
 
 /* The plugin loads and registers dlainfer on a machine without cuDLA, DLA or GPU. */
@@ -89,7 +90,8 @@ TEST (Element, PadTemplates)
     EXPECT_EQ (gst_caps_get_size (caps), 2u);
     for (const char *fmt : {"NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"}) {
       for (const char *feature : {"", "(memory:CUDAMemory)"}) {
-        const std::string s = std::string ("video/x-raw") + feature + ",format=" + fmt + ",width=8,height=8,framerate=30/1";
+        const std::string s =
+            std::string ("video/x-raw") + feature + ",format=" + fmt + ",width=8,height=8,framerate=30/1";
         GstCaps *one = gst_caps_from_string (s.c_str ());
         EXPECT_TRUE (gst_caps_is_subset (one, caps)) << name << ": " << s;
         gst_caps_unref (one);
@@ -117,7 +119,8 @@ TEST (Element, AcceptsAndRefusesCaps)
       {"video/x-raw(memory:CUDAMemory),format=BGRx,width=3,height=3,framerate=0/1", true},
       {"video/x-raw,format=RGBA,width=7,height=5,framerate=1/1", true},
       {"video/x-raw,format=NV12,width=640,height=480,framerate=30/1,interlace-mode=interleaved", false},
-      {"video/x-raw(memory:CUDAMemory),format=NV12,width=640,height=480,framerate=30/1,interlace-mode=mixed", false},
+      {"video/x-raw(memory:CUDAMemory),format=NV12,width=640,height=480,framerate=30/1,interlace-mode=mixed",
+       false},
       {"video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1", false},
       {"video/x-raw(memory:GLMemory),format=NV12,width=640,height=480,framerate=30/1", false},
       {"audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved", false},
@@ -140,8 +143,8 @@ TEST (Element, PropertyDefaults)
   gint core = -5, device = -5, order = -5;
   guint timeout = 0;
   gboolean qos = TRUE;
-  g_object_get (e, "model", &model, "labels", &labels, "dla-core", &core, "cuda-device-id", &device, "channel-order",
-      &order, "task-timeout", &timeout, "qos", &qos, nullptr);
+  g_object_get (e, "model", &model, "labels", &labels, "dla-core", &core, "cuda-device-id", &device,
+                "channel-order", &order, "task-timeout", &timeout, "qos", &qos, nullptr);
   EXPECT_EQ (model, nullptr);
   EXPECT_EQ (labels, nullptr);
   EXPECT_EQ (core, 0);
@@ -198,7 +201,8 @@ TEST (Element, MeanAndStd)
   GstElement *e = make_infer ();
   ASSERT_NE (e, nullptr);
   set_array (e, "mean", "<0.485, 0.456, 0.406>");
-  EXPECT_EQ (get_array (e, "mean"), "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
+  EXPECT_EQ (get_array (e, "mean"),
+             "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
   set_array (e, "mean", "<0.5, 0.5>");
   EXPECT_NE (get_array (e, "mean").find ("0.485"), std::string::npos) << "2 values must be refused";
   set_array (e, "std", "<0.25, 0.5, 2>");
@@ -212,8 +216,8 @@ TEST (Element, MeanAndStd)
   gst_object_unref (e);
 
   GError *err = nullptr;
-  GstElement *p = gst_parse_launch ("dlainfer name=x mean=\"<0.1,0.2,0.3>\" std=\"<0.5,0.5,0.5>\" channel-order=bgr",
-      &err);
+  GstElement *p = gst_parse_launch (
+      "dlainfer name=x mean=\"<0.1,0.2,0.3>\" std=\"<0.5,0.5,0.5>\" channel-order=bgr", &err);
   ASSERT_EQ (err, nullptr) << err->message;
   EXPECT_EQ (get_array (p, "std"), "< (float)0.5, (float)0.5, (float)0.5 >");
   gst_object_unref (p);
@@ -229,14 +233,14 @@ TEST (Element, ModelPropertiesOnlyInNullOrReady)
   GST_OBJECT_LOCK (e);
   GST_STATE (e) = GST_STATE_PLAYING;
   GST_OBJECT_UNLOCK (e);
-  g_object_set (e, "model", "/b.bin", "dla-core", 0, "labels", "/l.txt", "task-timeout", 7u, "cuda-device-id", 3,
-      nullptr);
+  g_object_set (e, "model", "/b.bin", "dla-core", 0, "labels", "/l.txt", "task-timeout", 7u, "cuda-device-id",
+                3, nullptr);
   gst_util_set_object_arg (G_OBJECT (e), "channel-order", "bgr");
   gchar *model = nullptr, *labels = nullptr;
   gint core = -1, device = 0, order = 0;
   guint timeout = 0;
-  g_object_get (e, "model", &model, "dla-core", &core, "labels", &labels, "task-timeout", &timeout, "cuda-device-id",
-      &device, "channel-order", &order, nullptr);
+  g_object_get (e, "model", &model, "dla-core", &core, "labels", &labels, "task-timeout", &timeout,
+                "cuda-device-id", &device, "channel-order", &order, nullptr);
   EXPECT_STREQ (model, "/a.bin");
   EXPECT_EQ (core, 1);
   EXPECT_EQ (labels, nullptr);
@@ -295,7 +299,8 @@ TEST (ElementFailure, EmptyModelFile)
 /* Not a loadable: the message says what a loadable is and how trtexec makes one. */
 TEST (ElementFailure, NotALoadable)
 {
-  const std::string path = temp_file ("dlainfer-not-loadable.engine", "this is a TensorRT plan, not a loadable");
+  const std::string path =
+      temp_file ("dlainfer-not-loadable.engine", "this is a TensorRT plan, not a loadable");
   const BusError e = run_until_error (pipeline_with ("model=" + path));
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "is not a DLA loadable");
   EXPECT_NE (e.message.find ("trtexec"), std::string::npos) << e.message;
@@ -305,7 +310,8 @@ TEST (ElementFailure, NotALoadable)
 /* The cuDLA library named by DLAINFER_CUDLA_LIBRARY is missing: LIBRARY/INIT naming the file. */
 TEST (ElementFailure, CudlaLibraryMissing)
 {
-  const std::string model = temp_file ("dlainfer-swdla-magic.bin", std::string ("SWDLAMDL") + std::string (56, '\0'));
+  const std::string model =
+      temp_file ("dlainfer-swdla-magic.bin", std::string ("SWDLAMDL") + std::string (56, '\0'));
   g_setenv ("DLAINFER_CUDLA_LIBRARY", "/nonexistent/libcudla.so.1", TRUE);
   const BusError e = run_until_error (pipeline_with ("model=" + model));
   g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
@@ -317,7 +323,8 @@ TEST (ElementFailure, CudlaLibraryMissing)
 
 TEST (ElementFailure, LabelsFileMissing)
 {
-  const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin labels=/nonexistent/labels.txt"));
+  const BusError e =
+      run_until_error (pipeline_with ("model=/nonexistent.bin labels=/nonexistent/labels.txt"));
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/labels.txt");
 }
 
@@ -338,7 +345,8 @@ TEST (ElementFailure, StartWithoutCudaDevice)
   const std::string lib = dlainfer_test::build_path ("tests/swdla/libcudla.so.1");
   const std::string model = dlainfer_test::test_data ("colours.swdla");
   if (!g_file_test (lib.c_str (), G_FILE_TEST_EXISTS) || !g_file_test (model.c_str (), G_FILE_TEST_EXISTS))
-    GTEST_FAIL () << "the software DLA and its models are build products of this suite, missing: " << lib << ", " << model;
+    GTEST_FAIL () << "the software DLA and its models are build products of this suite, missing: " << lib
+                  << ", " << model;
   g_setenv ("DLAINFER_CUDLA_LIBRARY", lib.c_str (), TRUE);
   const BusError e = run_until_error (pipeline_with ("model=" + model));
   g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
@@ -347,7 +355,8 @@ TEST (ElementFailure, StartWithoutCudaDevice)
   void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (libcuda)
     dlclose (libcuda);
-  EXPECT_NE (e.message.find (libcuda ? "no CUDA device" : "the NVIDIA driver is not installed"), std::string::npos)
+  EXPECT_NE (e.message.find (libcuda ? "no CUDA device" : "the NVIDIA driver is not installed"),
+             std::string::npos)
       << e.message;
   std::printf ("error without a CUDA device: %s\n", e.message.c_str ());
 }

@@ -1,14 +1,14 @@
 /* From caps and mapped frames to the kernel's SourceView: formats, interlaced refusal, colour
  * matrix/range and chroma siting from the caps, plane pointers and strides from the frame's
  * GstVideoMeta (padded strides included), and the system-memory packing for the upload. */
+#include "frame_source.h"
+
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include "frame_source.h"
 
 namespace {
 
@@ -28,10 +28,11 @@ TEST (FrameSource, EveryFormatMaps)
     const char *name;
     preprocess::PixelFormat format;
   } formats[] = {{"NV12", preprocess::PixelFormat::kNV12}, {"I420", preprocess::PixelFormat::kI420},
-      {"RGBA", preprocess::PixelFormat::kRGBA}, {"BGRA", preprocess::PixelFormat::kBGRA},
-      {"RGBx", preprocess::PixelFormat::kRGBx}, {"BGRx", preprocess::PixelFormat::kBGRx}};
+                 {"RGBA", preprocess::PixelFormat::kRGBA}, {"BGRA", preprocess::PixelFormat::kBGRA},
+                 {"RGBx", preprocess::PixelFormat::kRGBx}, {"BGRx", preprocess::PixelFormat::kBGRx}};
   for (const auto &f : formats) {
-    const std::string caps = std::string ("video/x-raw,format=") + f.name + ",width=33,height=17,framerate=30/1";
+    const std::string caps =
+        std::string ("video/x-raw,format=") + f.name + ",width=33,height=17,framerate=30/1";
     GstVideoInfo info = info_from (caps.c_str ());
     preprocess::SourceView v;
     std::string why;
@@ -58,18 +59,21 @@ TEST (FrameSource, ColorimetryAndSitingFromCaps)
 {
   preprocess::SourceView v;
   std::string why;
-  GstVideoInfo a = info_from ("video/x-raw,format=NV12,width=64,height=64,colorimetry=bt709,chroma-site=mpeg2");
+  GstVideoInfo a =
+      info_from ("video/x-raw,format=NV12,width=64,height=64,colorimetry=bt709,chroma-site=mpeg2");
   ASSERT_TRUE (dlainfer::source_template (&a, &v, &why)) << why;
   EXPECT_EQ (v.matrix, preprocess::Matrix::kBT709);
   EXPECT_EQ (v.range, preprocess::Range::kLimited);
   EXPECT_TRUE (v.chroma_cosited_h);
   EXPECT_FALSE (v.chroma_cosited_v);
-  GstVideoInfo b = info_from ("video/x-raw,format=I420,width=64,height=64,colorimetry=bt2020,chroma-site=jpeg");
+  GstVideoInfo b =
+      info_from ("video/x-raw,format=I420,width=64,height=64,colorimetry=bt2020,chroma-site=jpeg");
   ASSERT_TRUE (dlainfer::source_template (&b, &v, &why)) << why;
   EXPECT_EQ (v.matrix, preprocess::Matrix::kBT2020);
   EXPECT_FALSE (v.chroma_cosited_h);
   EXPECT_FALSE (v.chroma_cosited_v);
-  GstVideoInfo c = info_from ("video/x-raw,format=NV12,width=64,height=64,colorimetry=1:4:0:0,chroma-site=dv");
+  GstVideoInfo c =
+      info_from ("video/x-raw,format=NV12,width=64,height=64,colorimetry=1:4:0:0,chroma-site=dv");
   ASSERT_TRUE (dlainfer::source_template (&c, &v, &why)) << why;
   EXPECT_EQ (v.matrix, preprocess::Matrix::kBT601);
   EXPECT_EQ (v.range, preprocess::Range::kFull);
@@ -105,11 +109,11 @@ TEST (FrameSource, PlanesFromVideoMetaAndPacking)
     map.data[i] = uint8_t (i);
   gst_buffer_unmap (buf, &map);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 5, 3, 2,
-      const_cast<gsize *> (offsets), const_cast<gint *> (strides));
+                                  const_cast<gsize *> (offsets), const_cast<gint *> (strides));
 
   GstVideoFrame frame;
   ASSERT_TRUE (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
-  preprocess::SourceView v {};
+  preprocess::SourceView v{};
   dlainfer::set_planes (&frame, &v);
   EXPECT_EQ (v.pitches[0], 16);
   EXPECT_EQ (v.pitches[1], 32);
@@ -120,7 +124,7 @@ TEST (FrameSource, PlanesFromVideoMetaAndPacking)
   EXPECT_GE (bytes, size_t (3 * 16 + 2 * 32));
   std::vector<uint8_t> host (bytes, 0xee);
   const uint8_t *device = reinterpret_cast<const uint8_t *> (uintptr_t (0x10000));
-  preprocess::SourceView packed {};
+  preprocess::SourceView packed{};
   dlainfer::pack_planes (&frame, host.data (), device, &packed);
   EXPECT_EQ (packed.pitches[0], 16);
   EXPECT_EQ (packed.pitches[1], 32);

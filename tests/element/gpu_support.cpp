@@ -8,13 +8,14 @@ std::string swdla_missing ()
 {
   const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
   if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
-    return std::string ("the software DLA library is missing (DLAINFER_CUDLA_LIBRARY=") + (lib ? lib : "unset")
-        + "): build tests/swdla";
+    return std::string ("the software DLA library is missing (DLAINFER_CUDLA_LIBRARY=") +
+           (lib ? lib : "unset") + "): build tests/swdla";
   if (!g_file_test (model ("colours").c_str (), G_FILE_TEST_EXISTS))
     return "the swdla test models are missing (" + model ("colours") + "): build tests/swdla's models";
   GstElementFactory *f = gst_element_factory_find ("dlainfer");
   if (!f)
-    return "dlainfer is not registered: the plugin in GST_PLUGIN_PATH_1_0 did not load (see GST_DEBUG=GST_PLUGIN_LOADING:4)";
+    return "dlainfer is not registered: the plugin in GST_PLUGIN_PATH_1_0 did not load (see "
+           "GST_DEBUG=GST_PLUGIN_LOADING:4)";
   gst_object_unref (f);
   return "";
 }
@@ -209,8 +210,8 @@ GstCudaContext *element_context (GstElement *element)
     GstContext *context = nullptr;
     gst_query_parse_context (q, &context);
     if (context)
-      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx,
-          nullptr);
+      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT,
+                         &ctx, nullptr);
   }
   gst_object_unref (pad);
   gst_query_unref (q);

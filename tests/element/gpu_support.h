@@ -20,16 +20,23 @@
 namespace element_gpu {
 
 /* The model files swdla generated (tests/data). */
-inline std::string model (const std::string &name) { return dlainfer_test::test_data (name + ".swdla"); }
-inline std::string labels_of (const std::string &name) { return dlainfer_test::test_data (name + ".labels"); }
+inline std::string model (const std::string &name)
+{
+  return dlainfer_test::test_data (name + ".swdla");
+}
+inline std::string labels_of (const std::string &name)
+{
+  return dlainfer_test::test_data (name + ".labels");
+}
 
 /* The colours model's classes, as the RGB its tests paint. */
 struct Colour {
   const char *name;
   uint32_t rgb;
 };
-inline constexpr Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff}, {"red", 0xff0000},
-    {"green", 0x00ff00}, {"blue", 0x0000ff}, {"yellow", 0xffff00}, {"cyan", 0x00ffff}, {"magenta", 0xff00ff}};
+inline constexpr Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff},  {"red", 0xff0000},
+                                       {"green", 0x00ff00}, {"blue", 0x0000ff},   {"yellow", 0xffff00},
+                                       {"cyan", 0x00ffff},  {"magenta", 0xff00ff}};
 
 /* The GstCudaContext an element answers a context query with (a ref), or nullptr. */
 GstCudaContext *element_context (GstElement *element);
@@ -64,8 +71,8 @@ class Pipeline {
   ~Pipeline ();
   GstElement *get () const { return pipeline_; }
   GstElement *by_name (const char *name) const; /* borrowed */
-  bool play ();                                  /* to PLAYING; false (and error()) on failure */
-  bool push (GstBuffer *buf);                    /* takes buf; appsrc "src" */
+  bool play ();                                 /* to PLAYING; false (and error()) on failure */
+  bool push (GstBuffer *buf);                   /* takes buf; appsrc "src" */
   void set_src_caps (const std::string &caps);
   void end_of_stream ();
   GstSample *pull (GstClockTime timeout = 20 * GST_SECOND); /* appsink "sink"; nullptr on error */

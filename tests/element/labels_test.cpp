@@ -1,13 +1,13 @@
 /* Labels files: one per line, BOM/CRLF/trailing blanks tolerated, DeepStream's ';' line refused
  * with the conversion, missing file told apart, and class-index names without labels. */
+#include "labels.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include "labels.h"
 
 namespace {
 
@@ -21,20 +21,21 @@ std::vector<std::string> parse_ok (const std::string &text)
 
 TEST (Labels, OnePerLine)
 {
-  EXPECT_EQ (parse_ok ("cat\ndog\nbird"), (std::vector<std::string> {"cat", "dog", "bird"}));
+  EXPECT_EQ (parse_ok ("cat\ndog\nbird"), (std::vector<std::string>{"cat", "dog", "bird"}));
 }
 
 TEST (Labels, BomCrlfTrailingBlanksAndFinalNewlines)
 {
-  EXPECT_EQ (parse_ok ("\xEF\xBB\xBF" "cat \r\ndog\t\r\nhot dog\r\n\r\n\n"),
-      (std::vector<std::string> {"cat", "dog", "hot dog"}));
+  EXPECT_EQ (parse_ok ("\xEF\xBB\xBF"
+                       "cat \r\ndog\t\r\nhot dog\r\n\r\n\n"),
+             (std::vector<std::string>{"cat", "dog", "hot dog"}));
 }
 
 /* An empty line in the middle is a class: it must not shift later labels, and it is named by its
  * index rather than "". */
 TEST (Labels, EmptyLineInsideKeepsItsIndex)
 {
-  EXPECT_EQ (parse_ok ("a\n\nc\n"), (std::vector<std::string> {"a", "class_1", "c"}));
+  EXPECT_EQ (parse_ok ("a\n\nc\n"), (std::vector<std::string>{"a", "class_1", "c"}));
 }
 
 /* A NUL byte would silently cut the label short where it becomes a GQuark. */
@@ -59,21 +60,23 @@ TEST (Labels, NotARegularFileRefused)
 
 TEST (Labels, Utf8Kept)
 {
-  EXPECT_EQ (parse_ok ("caf\xC3\xA9\n\xE7\x8C\xAB\n"), (std::vector<std::string> {"caf\xC3\xA9", "\xE7\x8C\xAB"}));
+  EXPECT_EQ (parse_ok ("caf\xC3\xA9\n\xE7\x8C\xAB\n"),
+             (std::vector<std::string>{"caf\xC3\xA9", "\xE7\x8C\xAB"}));
 }
 
 /* Latin-1 (or any non-UTF-8 byte sequence) is refused naming the line and how to convert it. */
 TEST (Labels, InvalidUtf8Refused)
 {
   for (const std::string &bad : {std::string ("ok\ncaf\xE9\n"), std::string ("ok\n\xC3\n"),
-           std::string ("ok\n\xC0\xAF\n"), std::string ("ok\n\xED\xA0\x80\n")}) {
+                                 std::string ("ok\n\xC0\xAF\n"), std::string ("ok\n\xED\xA0\x80\n")}) {
     std::vector<std::string> out;
     std::string why;
     EXPECT_FALSE (labels::parse (bad, &out, &why));
     EXPECT_NE (why.find ("line 2 is not valid UTF-8"), std::string::npos) << why;
     EXPECT_NE (why.find ("iconv"), std::string::npos) << why;
   }
-  EXPECT_EQ (parse_ok ("\xF0\x9F\x90\x88\n"), (std::vector<std::string> {"\xF0\x9F\x90\x88"})) << "4-byte UTF-8";
+  EXPECT_EQ (parse_ok ("\xF0\x9F\x90\x88\n"), (std::vector<std::string>{"\xF0\x9F\x90\x88"}))
+      << "4-byte UTF-8";
 }
 
 TEST (Labels, DeepStreamLineRefusedWithConversion)
@@ -112,7 +115,7 @@ TEST (Labels, LoadsFile)
   bool not_found = true;
   ASSERT_TRUE (labels::load (path, &out, &why, &not_found)) << why;
   EXPECT_FALSE (not_found);
-  EXPECT_EQ (out, (std::vector<std::string> {"zero", "one"}));
+  EXPECT_EQ (out, (std::vector<std::string>{"zero", "one"}));
   std::remove (path.c_str ());
 }
 
@@ -120,7 +123,7 @@ TEST (Labels, ClassIndexNamesWithoutLabels)
 {
   const std::vector<std::string> none;
   EXPECT_EQ (labels::name_for (none, 3), "class_3");
-  const std::vector<std::string> two {"a", "b"};
+  const std::vector<std::string> two{"a", "b"};
   EXPECT_EQ (labels::name_for (two, 1), "b");
   EXPECT_EQ (labels::name_for (two, 2), "class_2");
 }

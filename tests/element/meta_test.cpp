@@ -11,9 +11,10 @@ namespace {
 GstBuffer *buffer_with_result (const char *element = "infer0")
 {
   GstBuffer *buf = gst_buffer_new_allocate (nullptr, 16, nullptr);
-  const GstDlaClassification r[2] = {{3, g_quark_from_string ("red"), 0.9f}, {1, g_quark_from_string ("white"), 0.05f}};
-  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (buf, r, 2, g_quark_from_string (element),
-      g_quark_from_string ("swdla"));
+  const GstDlaClassification r[2] = {{3, g_quark_from_string ("red"), 0.9f},
+                                     {1, g_quark_from_string ("white"), 0.05f}};
+  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (
+      buf, r, 2, g_quark_from_string (element), g_quark_from_string ("swdla"));
   EXPECT_NE (m, nullptr);
   if (m) {
     EXPECT_NE (m->results, r) << "the meta holds its own copy";
@@ -81,7 +82,8 @@ TEST (Meta, SurvivesScaleTransform)
   gst_video_info_set_format (&in, GST_VIDEO_FORMAT_NV12, 640, 480);
   gst_video_info_set_format (&out, GST_VIDEO_FORMAT_NV12, 320, 240);
   GstVideoMetaTransform trans = {&in, &out};
-  ASSERT_TRUE (meta->info->transform_func (dest, meta, buf, gst_video_meta_transform_scale_get_quark (), &trans));
+  ASSERT_TRUE (
+      meta->info->transform_func (dest, meta, buf, gst_video_meta_transform_scale_get_quark (), &trans));
   expect_result (gst_buffer_get_dla_classification_meta (dest), false, 0);
   const gchar *const *tags = gst_meta_api_type_get_tags (GST_DLA_CLASSIFICATION_META_API_TYPE);
   EXPECT_TRUE (!tags || !tags[0]) << "no tags, so GstBaseTransform subclasses copy it";
@@ -95,8 +97,8 @@ TEST (Meta, OnePerProducer)
   GstBuffer *buf = buffer_with_result ("first");
   const GstDlaClassification r = {7, g_quark_from_string ("seven"), 0.5f};
   ASSERT_NE (gst_buffer_add_dla_classification_meta (buf, &r, 1, g_quark_from_string ("second"),
-                 g_quark_from_string ("dla")),
-      nullptr);
+                                                     g_quark_from_string ("dla")),
+             nullptr);
   GstDlaClassificationMeta *a = gst_buffer_get_dla_classification_meta_for_element (buf, "first");
   GstDlaClassificationMeta *b = gst_buffer_get_dla_classification_meta_for_element (buf, "second");
   expect_result (a, false, 0);

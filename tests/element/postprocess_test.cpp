@@ -1,6 +1,8 @@
 /* Host post-processing: every output layout (padded and not, FP16 and INT8) de-padded through the
  * layout header, activations, and top-k order. Pad bytes are filled with poison so reading one
  * shows up as a wrong score. */
+#include "postprocess.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "numeric.h"
-#include "postprocess.h"
 #include "tensor_layout.h"
 
 namespace {
@@ -46,7 +47,10 @@ std::vector<uint8_t> make_output (const tensor::View &v, float scale, float (*sc
   return data;
 }
 
-float ramp (int64_t c) { return float (c % 13) * 0.25f - 1.5f; }
+float ramp (int64_t c)
+{
+  return float (c % 13) * 0.25f - 1.5f;
+}
 
 class EveryLayout : public testing::TestWithParam<Case> {};
 
@@ -64,22 +68,24 @@ TEST_P (EveryLayout, ReadsEachClassAndNoPadding)
   postprocess::read_scores (v, data.data (), scale, &scores);
   ASSERT_EQ (scores.size (), size_t (k.classes));
   for (int64_t c = 0; c < k.classes; ++c)
-    EXPECT_NEAR (scores[size_t (c)], ramp (c), k.type == ElemType::kFp16 ? 1e-3 : scale / 2 + 1e-6) << "class " << c;
+    EXPECT_NEAR (scores[size_t (c)], ramp (c), k.type == ElemType::kFp16 ? 1e-3 : scale / 2 + 1e-6)
+        << "class " << c;
 }
 
-INSTANTIATE_TEST_SUITE_P (Layouts, EveryLayout,
-    testing::Values (Case {Layout::kChw16, ElemType::kFp16, 8},      /* padded to 16 lanes */
-        Case {Layout::kChw16, ElemType::kFp16, 16},                 /* exactly one vector: no padding */
-        Case {Layout::kChw16, ElemType::kFp16, 1000},               /* 63 groups, 8 pad lanes */
-        Case {Layout::kChw32, ElemType::kInt8, 8},                  /* padded to 32 lanes */
-        Case {Layout::kChw32, ElemType::kInt8, 64},                 /* no padding */
-        Case {Layout::kDlaLinear, ElemType::kFp16, 8},              /* one value per 64-byte row */
-        Case {Layout::kDlaLinear, ElemType::kFp16, 1000},
-        Case {Layout::kDlaLinear, ElemType::kInt8, 8},
-        Case {Layout::kDlaLinear, ElemType::kInt8, 1000}),
+INSTANTIATE_TEST_SUITE_P (
+    Layouts, EveryLayout,
+    testing::Values (Case{Layout::kChw16, ElemType::kFp16, 8},     /* padded to 16 lanes */
+                     Case{Layout::kChw16, ElemType::kFp16, 16},    /* exactly one vector: no padding */
+                     Case{Layout::kChw16, ElemType::kFp16, 1000},  /* 63 groups, 8 pad lanes */
+                     Case{Layout::kChw32, ElemType::kInt8, 8},     /* padded to 32 lanes */
+                     Case{Layout::kChw32, ElemType::kInt8, 64},    /* no padding */
+                     Case{Layout::kDlaLinear, ElemType::kFp16, 8}, /* one value per 64-byte row */
+                     Case{Layout::kDlaLinear, ElemType::kFp16, 1000},
+                     Case{Layout::kDlaLinear, ElemType::kInt8, 8},
+                     Case{Layout::kDlaLinear, ElemType::kInt8, 1000}),
     [] (const testing::TestParamInfo<Case> &info) {
-      return std::string (tensor::layout_name (info.param.layout)) + "_" + tensor::elem_type_name (info.param.type)
-          + "_c" + std::to_string (info.param.classes);
+      return std::string (tensor::layout_name (info.param.layout)) + "_" +
+             tensor::elem_type_name (info.param.type) + "_c" + std::to_string (info.param.classes);
     });
 
 /* The padded dla_linear vector holds one value per 64-byte row: class c at byte 64 * c. */
@@ -95,7 +101,7 @@ TEST (Postprocess, DlaLinearVectorHasOneValuePerRow)
   }
   std::vector<float> scores;
   postprocess::read_scores (v, data.data (), 1.f, &scores);
-  EXPECT_EQ (scores, (std::vector<float> {1.f, 2.f, 3.f, 4.f}));
+  EXPECT_EQ (scores, (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
 }
 
 /* A feature map is not a classification vector, and the reason names its shape. */
@@ -111,7 +117,7 @@ TEST (Postprocess, RefusesFeatureMaps)
 /* Softmax sums to 1, keeps the order, and stays finite for large logits. */
 TEST (Postprocess, SoftmaxIsStable)
 {
-  std::vector<float> s {1000.f, 999.f, -1000.f, 0.f};
+  std::vector<float> s{1000.f, 999.f, -1000.f, 0.f};
   postprocess::activate (postprocess::Activation::kSoftmax, &s);
   EXPECT_NEAR (std::accumulate (s.begin (), s.end (), 0.0), 1.0, 1e-6);
   EXPECT_NEAR (s[0], 1.f / (1.f + std::exp (-1.f)), 1e-6);
@@ -123,13 +129,13 @@ TEST (Postprocess, SoftmaxIsStable)
 
 TEST (Postprocess, SigmoidAndNone)
 {
-  std::vector<float> s {0.f, 2.f};
+  std::vector<float> s{0.f, 2.f};
   postprocess::activate (postprocess::Activation::kSigmoid, &s);
   EXPECT_FLOAT_EQ (s[0], 0.5f);
   EXPECT_NEAR (s[1], 1.f / (1.f + std::exp (-2.f)), 1e-6);
-  std::vector<float> n {-3.f, 7.f};
+  std::vector<float> n{-3.f, 7.f};
   postprocess::activate (postprocess::Activation::kNone, &n);
-  EXPECT_EQ (n, (std::vector<float> {-3.f, 7.f}));
+  EXPECT_EQ (n, (std::vector<float>{-3.f, 7.f}));
 }
 
 /* Top-k: best first, ties by lower class id, threshold applied, k larger than C clamps. */
@@ -144,18 +150,18 @@ TEST (Postprocess, NonFiniteScores)
   EXPECT_GT (s[2], s[3]);
   std::vector<float> inf = {1.f, INFINITY, 0.f, INFINITY};
   postprocess::activate (postprocess::Activation::kSoftmax, &inf);
-  EXPECT_EQ (inf, (std::vector<float> {0.f, 0.5f, 0.f, 0.5f}));
+  EXPECT_EQ (inf, (std::vector<float>{0.f, 0.5f, 0.f, 0.5f}));
   std::vector<float> none = {NAN, -INFINITY};
   postprocess::activate (postprocess::Activation::kSoftmax, &none);
-  EXPECT_EQ (none, (std::vector<float> {0.f, 0.f}));
+  EXPECT_EQ (none, (std::vector<float>{0.f, 0.f}));
   std::vector<float> sig = {NAN, 0.f};
   postprocess::activate (postprocess::Activation::kSigmoid, &sig);
-  EXPECT_EQ (sig, (std::vector<float> {0.f, 0.5f}));
+  EXPECT_EQ (sig, (std::vector<float>{0.f, 0.5f}));
 }
 
 TEST (Postprocess, TopKSortedWithTiesAndThreshold)
 {
-  const std::vector<float> s {0.1f, 0.4f, 0.05f, 0.4f, 0.3f, 0.2f, 0.f};
+  const std::vector<float> s{0.1f, 0.4f, 0.05f, 0.4f, 0.3f, 0.2f, 0.f};
   std::vector<postprocess::Result> r;
   postprocess::top_k (s, 5, 0.f, &r);
   ASSERT_EQ (r.size (), 5u);

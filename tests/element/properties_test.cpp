@@ -58,7 +58,10 @@ class WarningLog {
  public:
   WarningLog () : start_ (read_all ().size ()) {}
   bool available () const { return g_getenv ("GST_DEBUG_FILE") != nullptr; }
-  bool contains (const std::string &needle) const { return since_start ().find (needle) != std::string::npos; }
+  bool contains (const std::string &needle) const
+  {
+    return since_start ().find (needle) != std::string::npos;
+  }
   size_t count () const
   {
     const std::string text = since_start ();
@@ -216,9 +219,10 @@ TEST (Properties, Enums)
 {
   GstElement *e = make_infer ();
   ASSERT_NE (e, nullptr);
-  EXPECT_EQ (enum_nicks (e, "channel-order"), (std::vector<std::string> {"rgb", "bgr"}));
-  EXPECT_EQ (enum_nicks (e, "resize-mode"), (std::vector<std::string> {"stretch", "letterbox", "center-crop"}));
-  EXPECT_EQ (enum_nicks (e, "activation"), (std::vector<std::string> {"softmax", "sigmoid", "none"}));
+  EXPECT_EQ (enum_nicks (e, "channel-order"), (std::vector<std::string>{"rgb", "bgr"}));
+  EXPECT_EQ (enum_nicks (e, "resize-mode"),
+             (std::vector<std::string>{"stretch", "letterbox", "center-crop"}));
+  EXPECT_EQ (enum_nicks (e, "activation"), (std::vector<std::string>{"softmax", "sigmoid", "none"}));
   for (const char *mode : {"letterbox", "center-crop", "stretch"}) {
     gst_util_set_object_arg (G_OBJECT (e), "resize-mode", mode);
     EXPECT_EQ (get_str (e, "resize-mode"), mode);
@@ -235,8 +239,10 @@ TEST (Properties, LaunchSyntax)
 {
   GError *err = nullptr;
   GstElement *e = gst_parse_launch (
-      "dlainfer name=x resize-mode=center-crop crop-fraction=0.5 pad-value=0x7f3f1f antialias=false interval=4 "
-      "activation=sigmoid top-k=0 threshold=-2.5 post-messages=true input-scale=0.0078740157 channel-order=bgr "
+      "dlainfer name=x resize-mode=center-crop crop-fraction=0.5 pad-value=0x7f3f1f antialias=false "
+      "interval=4 "
+      "activation=sigmoid top-k=0 threshold=-2.5 post-messages=true input-scale=0.0078740157 "
+      "channel-order=bgr "
       "mean=\"<0.5,0.25,0.125>\" std=\"<2,4,8>\"",
       &err);
   ASSERT_EQ (err, nullptr) << err->message;
@@ -246,7 +252,7 @@ TEST (Properties, LaunchSyntax)
   gboolean antialias = TRUE, post = FALSE;
   gfloat threshold = 0, scale = 0;
   g_object_get (e, "pad-value", &pad, "interval", &interval, "top-k", &top_k, "antialias", &antialias,
-      "post-messages", &post, "threshold", &threshold, "input-scale", &scale, nullptr);
+                "post-messages", &post, "threshold", &threshold, "input-scale", &scale, nullptr);
   EXPECT_EQ (pad, 0x7f3f1fu);
   EXPECT_EQ (interval, 4u);
   EXPECT_EQ (top_k, 0u);
@@ -287,7 +293,8 @@ TEST (Properties, RangesRefused)
     dlainfer_test::ExpectLogs logs;
     gst_util_set_object_arg (G_OBJECT (e), c.name, c.bad);
     EXPECT_EQ (logs.count (), 1) << "GObject's out-of-range warning";
-    EXPECT_TRUE (logs.contains (std::string ("property '") + c.name + "'")) << "the warning names the property";
+    EXPECT_TRUE (logs.contains (std::string ("property '") + c.name + "'"))
+        << "the warning names the property";
     EXPECT_EQ (get_str (e, c.name), c.kept);
   }
   gst_object_unref (e);
@@ -317,7 +324,7 @@ TEST (Properties, MeanStdShapeRefused)
   ASSERT_TRUE (log.available ()) << "GST_DEBUG_FILE is not set by the test's environment";
   set_array (e, "mean", {0.1, 0.2, 0.3});
   const std::string mean = get_str (e, "mean");
-  for (const std::vector<double> &bad : {std::vector<double> {}, {0.5}, {0.5, 0.5}, {1, 2, 3, 4}}) {
+  for (const std::vector<double> &bad : {std::vector<double>{}, {0.5}, {0.5, 0.5}, {1, 2, 3, 4}}) {
     set_array (e, "mean", bad);
     EXPECT_EQ (get_str (e, "mean"), mean) << bad.size () << " values";
     set_array (e, "std", bad);
@@ -343,11 +350,14 @@ TEST (Properties, MeanStdShapeRefused)
 struct Change {
   const char *name, *value;
 };
-const Change kModelChanges[] = {{"model", "/b.bin"}, {"labels", "/l.txt"}, {"dla-core", "1"},
-    {"cuda-device-id", "3"}, {"task-timeout", "7"}, {"input-scale", "0.5"}};
-const Change kFrameChanges[] = {{"mean", "<0.5,0.5,0.5>"}, {"std", "<0.25,0.25,0.25>"}, {"channel-order", "bgr"},
-    {"resize-mode", "letterbox"}, {"crop-fraction", "0.5"}, {"pad-value", "8421504"}, {"antialias", "false"},
-    {"interval", "3"}, {"activation", "none"}, {"top-k", "2"}, {"threshold", "0.5"}, {"post-messages", "true"}};
+const Change kModelChanges[] = {{"model", "/b.bin"},     {"labels", "/l.txt"},  {"dla-core", "1"},
+                                {"cuda-device-id", "3"}, {"task-timeout", "7"}, {"input-scale", "0.5"}};
+const Change kFrameChanges[] = {{"mean", "<0.5,0.5,0.5>"}, {"std", "<0.25,0.25,0.25>"},
+                                {"channel-order", "bgr"},  {"resize-mode", "letterbox"},
+                                {"crop-fraction", "0.5"},  {"pad-value", "8421504"},
+                                {"antialias", "false"},    {"interval", "3"},
+                                {"activation", "none"},    {"top-k", "2"},
+                                {"threshold", "0.5"},      {"post-messages", "true"}};
 
 /* In PAUSED and PLAYING the model-changing properties keep their value, and the refusal is a
  * GST_WARNING naming the property (a g_warning would fail this test through the main's handler);
@@ -367,15 +377,16 @@ TEST (Properties, ModelPropertiesRefusedAboveReady)
     for (size_t i = 0; i < G_N_ELEMENTS (kModelChanges); ++i) {
       gst_util_set_object_arg (G_OBJECT (e), kModelChanges[i].name, kModelChanges[i].value);
       EXPECT_EQ (get_str (e, kModelChanges[i].name), before[i]) << kModelChanges[i].name;
-      EXPECT_TRUE (log.contains (std::string ("property '") + kModelChanges[i].name
-          + "' can only change in the NULL or READY state"))
+      EXPECT_TRUE (log.contains (std::string ("property '") + kModelChanges[i].name +
+                                 "' can only change in the NULL or READY state"))
           << kModelChanges[i].name;
     }
     const size_t warnings = log.count ();
     for (const Change &c : kFrameChanges) {
       const std::string old = get_str (e, c.name);
       gst_util_set_object_arg (G_OBJECT (e), c.name, c.value);
-      EXPECT_NE (get_str (e, c.name), old) << c.name << " must change while " << gst_element_state_get_name (state);
+      EXPECT_NE (get_str (e, c.name), old)
+          << c.name << " must change while " << gst_element_state_get_name (state);
     }
     EXPECT_EQ (log.count (), warnings) << "per-frame properties change without a warning";
     force_state (e, GST_STATE_NULL);
@@ -424,7 +435,7 @@ TEST (Properties, ReadOnlyStatsAndModelInfo)
     EXPECT_EQ (v, 0u) << f;
   }
   for (const char *f : {"preprocess-mean-ms", "preprocess-max-ms", "dla-mean-ms", "dla-max-ms",
-           "postprocess-mean-ms", "postprocess-max-ms", "total-mean-ms", "total-max-ms"}) {
+                        "postprocess-mean-ms", "postprocess-max-ms", "total-mean-ms", "total-max-ms"}) {
     double v = 1;
     EXPECT_TRUE (gst_structure_get_double (stats, f, &v)) << f;
     EXPECT_EQ (v, 0.0) << f;
@@ -446,7 +457,9 @@ TEST (Properties, ModelInfoNullAfterFailedStart)
 {
   GError *err = nullptr;
   GstElement *pipeline = gst_parse_launch (
-      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer ! fakesink", &err);
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer ! "
+      "fakesink",
+      &err);
   ASSERT_EQ (err, nullptr);
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   GstBus *bus = gst_element_get_bus (pipeline);

@@ -125,8 +125,9 @@ TEST (Interval, ResetAndChange)
 /* The bus message: name, times, and the results as three parallel arrays in their order. */
 TEST (ResultMessage, Contents)
 {
-  const GstDlaClassification r[3] = {{2, g_quark_from_string ("red"), 0.7f}, {4, g_quark_from_string ("blue"), 0.2f},
-      {0, g_quark_from_string ("black"), 0.1f}};
+  const GstDlaClassification r[3] = {{2, g_quark_from_string ("red"), 0.7f},
+                                     {4, g_quark_from_string ("blue"), 0.2f},
+                                     {0, g_quark_from_string ("black"), 0.1f}};
   dlainfer::FrameTimes t;
   t.timestamp = 3 * GST_SECOND;
   t.running_time = 2 * GST_SECOND;
@@ -168,7 +169,8 @@ TEST (ResultMessage, EmptyAndUntimed)
   gst_structure_free (s);
 }
 
-dla::TensorInfo tensor (const char *name, tensor::Layout layout, tensor::ElemType type, int64_t c, int64_t h, int64_t w)
+dla::TensorInfo tensor (const char *name, tensor::Layout layout, tensor::ElemType type, int64_t c, int64_t h,
+                        int64_t w)
 {
   dla::TensorInfo t;
   t.name = name;
@@ -196,9 +198,9 @@ const GstStructure *nth_tensor (const GstStructure *s, const char *field, guint 
  * descriptor. */
 TEST (ModelInfo, Structure)
 {
-  const std::vector<dla::TensorInfo> inputs {
+  const std::vector<dla::TensorInfo> inputs{
       tensor ("image", tensor::Layout::kChw16, tensor::ElemType::kFp16, 3, 224, 224)};
-  const std::vector<dla::TensorInfo> outputs {
+  const std::vector<dla::TensorInfo> outputs{
       tensor ("logits", tensor::Layout::kChw16, tensor::ElemType::kFp16, 8, 1, 1)};
   dlainfer::ModelDescription d;
   d.model = "/models/colours.swdla";
@@ -221,7 +223,7 @@ TEST (ModelInfo, Structure)
   EXPECT_STREQ (gst_structure_get_string (s, "description"), "backend=swdla ...");
   gint core = -1, classes = -1, labels = -1, device = -1;
   EXPECT_TRUE (gst_structure_get (s, "dla-core", G_TYPE_INT, &core, "classes", G_TYPE_INT, &classes, "labels",
-      G_TYPE_INT, &labels, "cuda-device", G_TYPE_INT, &device, nullptr));
+                                  G_TYPE_INT, &labels, "cuda-device", G_TYPE_INT, &device, nullptr));
   EXPECT_EQ (core, 1);
   EXPECT_EQ (classes, 8);
   EXPECT_EQ (labels, 8);
@@ -233,8 +235,8 @@ TEST (ModelInfo, Structure)
   EXPECT_STREQ (gst_structure_get_string (in, "layout"), "chw16");
   EXPECT_STREQ (gst_structure_get_string (in, "type"), "fp16");
   gint64 c = 0, h = 0, w = 0, size = 0;
-  EXPECT_TRUE (gst_structure_get (in, "c", G_TYPE_INT64, &c, "h", G_TYPE_INT64, &h, "w", G_TYPE_INT64, &w, "size",
-      G_TYPE_INT64, &size, nullptr));
+  EXPECT_TRUE (gst_structure_get (in, "c", G_TYPE_INT64, &c, "h", G_TYPE_INT64, &h, "w", G_TYPE_INT64, &w,
+                                  "size", G_TYPE_INT64, &size, nullptr));
   EXPECT_EQ (c, 3);
   EXPECT_EQ (h, 224);
   EXPECT_EQ (w, 224);
@@ -265,7 +267,8 @@ TEST (Analytics, ClassificationMtd)
   ASSERT_TRUE (dlainfer::analytics_enabled ());
   GstBuffer *buf = gst_buffer_new ();
   const float conf[3] = {0.7f, 0.2f, 0.1f};
-  const GQuark labels[3] = {g_quark_from_string ("red"), g_quark_from_string ("blue"), g_quark_from_string ("black")};
+  const GQuark labels[3] = {g_quark_from_string ("red"), g_quark_from_string ("blue"),
+                            g_quark_from_string ("black")};
   ASSERT_TRUE (dlainfer::add_analytics_classification (buf, conf, labels, 3));
   ASSERT_TRUE (dlainfer::add_analytics_classification (buf, conf, labels, 1)) << "a second producer";
   GstBuffer *copy = gst_buffer_copy (buf);
@@ -285,7 +288,7 @@ TEST (Analytics, ClassificationMtd)
       EXPECT_EQ (gst_analytics_cls_mtd_get_quark (cls, i), labels[i]);
     }
   }
-  EXPECT_EQ (lengths, (std::vector<gsize> {3, 1})) << "both in one relation meta";
+  EXPECT_EQ (lengths, (std::vector<gsize>{3, 1})) << "both in one relation meta";
   gpointer s2 = nullptr;
   int rmetas = 0;
   while (gst_buffer_iterate_meta_filtered (copy, &s2, GST_ANALYTICS_RELATION_META_API_TYPE))

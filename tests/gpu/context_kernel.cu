@@ -12,7 +12,8 @@ __global__ void copy_plane (const uint8_t *src, int64_t pitch, int width, int he
 }
 }  // namespace
 
-int context_test_copy_plane (const uint8_t *src, int64_t pitch, int width, int height, uint8_t *dst, void *stream)
+int context_test_copy_plane (const uint8_t *src, int64_t pitch, int width, int height, uint8_t *dst,
+                             void *stream)
 {
   const dim3 block (32, 8);
   const dim3 grid ((width + 31) / 32, (height + 7) / 8);
@@ -33,11 +34,12 @@ __global__ void slow_fill (uint8_t *dst, int64_t pitch, int width, int height, u
 }
 }  // namespace
 
-int context_test_slow_fill (uint8_t *dst, int64_t pitch, int width, int height, uint8_t value, long long spin_cycles,
-    void *stream)
+int context_test_slow_fill (uint8_t *dst, int64_t pitch, int width, int height, uint8_t value,
+                            long long spin_cycles, void *stream)
 {
   const dim3 block (32, 8);
   const dim3 grid ((width + 31) / 32, (height + 7) / 8);
-  slow_fill<<<grid, block, 0, static_cast<cudaStream_t> (stream)>>> (dst, pitch, width, height, value, spin_cycles);
+  slow_fill<<<grid, block, 0, static_cast<cudaStream_t> (stream)>>> (dst, pitch, width, height, value,
+                                                                     spin_cycles);
   return int (cudaGetLastError ());
 }

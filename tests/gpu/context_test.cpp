@@ -31,8 +31,8 @@ constexpr const char *kCaps = "video/x-raw,format=NV12,width=322,height=242";
 GstBusSyncReply answer_need_context (GstBus *, GstMessage *msg, gpointer ctx)
 {
   const gchar *type = nullptr;
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT && gst_message_parse_context_type (msg, &type)
-      && g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT && gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0) {
     GstContext *context = gst_context_new_cuda_context (GST_CUDA_CONTEXT (ctx));
     gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), context);
     gst_context_unref (context);
@@ -77,13 +77,15 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
   dla::PrimaryContext primary;
   const dla::Status st = dla::PrimaryContext::Retain (0, &primary);
   ASSERT_TRUE (st.ok ()) << st.message;
-  GstCudaContext *ctx = gst_cuda_context_new_wrapped (static_cast<CUcontext> (primary.handle ()), primary.device ());
+  GstCudaContext *ctx =
+      gst_cuda_context_new_wrapped (static_cast<CUcontext> (primary.handle ()), primary.device ());
   ASSERT_NE (ctx, nullptr);
   EXPECT_EQ (gst_cuda_context_get_handle (ctx), primary.handle ());
 
   const std::string src = std::string ("videotestsrc num-buffers=1 pattern=smpte ! ") + kCaps;
   GstSample *ref = first_sample ((src + " ! appsink name=sink sync=false").c_str (), nullptr);
-  GstSample *dev = first_sample ((src + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false").c_str (), ctx);
+  GstSample *dev = first_sample (
+      (src + " ! cudaupload ! video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false").c_str (), ctx);
   ASSERT_NE (ref, nullptr);
   ASSERT_NE (dev, nullptr);
 
@@ -110,7 +112,7 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
       cudaEvent_t written = nullptr;
       ASSERT_EQ (cudaEventCreateWithFlags (&written, cudaEventDisableTiming), cudaSuccess);
       ASSERT_EQ (cudaEventRecord (written, static_cast<cudaStream_t> (gst_cuda_stream_get_handle (upstream))),
-          cudaSuccess);
+                 cudaSuccess);
       ASSERT_EQ (cudaStreamWaitEvent (stream, written, 0), cudaSuccess);
       cudaEventDestroy (written);
       std::printf ("ordered after cudaupload's stream %p\n", gst_cuda_stream_get_handle (upstream));
@@ -124,9 +126,10 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
       uint8_t *d_out = nullptr;
       const size_t bytes = size_t (plane_w[p]) * plane_h[p];
       ASSERT_EQ (cudaMalloc (reinterpret_cast<void **> (&d_out), bytes), cudaSuccess);
-      ASSERT_EQ (context_test_copy_plane (static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, p)),
+      ASSERT_EQ (context_test_copy_plane (
+                     static_cast<const uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&frame, p)),
                      GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), plane_w[p], plane_h[p], d_out, stream),
-          0);
+                 0);
       std::vector<uint8_t> got (bytes);
       ASSERT_EQ (cudaMemcpyAsync (got.data (), d_out, bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
       ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
@@ -135,7 +138,8 @@ TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
       const int ref_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&ref_frame, p);
       int mismatches = 0;
       for (int y = 0; y < plane_h[p]; ++y)
-        mismatches += std::memcmp (&got[size_t (y) * plane_w[p]], ref_plane + size_t (y) * ref_stride, plane_w[p]) != 0;
+        mismatches +=
+            std::memcmp (&got[size_t (y) * plane_w[p]], ref_plane + size_t (y) * ref_stride, plane_w[p]) != 0;
       EXPECT_EQ (mismatches, 0) << "rows of plane " << p << " differ from the system-memory frame";
     }
     cudaStreamDestroy (stream);
@@ -152,8 +156,9 @@ TEST (OneContext, StreamOrderingBranchRan)
 {
 #if GST_CHECK_VERSION(1, 24, 0)
   if (!upload_carried_a_stream)
-    GTEST_SKIP () << "cudaupload's memory carried no GstCudaStream in this build, so the ordering branch above "
-                     "did not run; element-gpu-stream builds that case explicitly";
+    GTEST_SKIP ()
+        << "cudaupload's memory carried no GstCudaStream in this build, so the ordering branch above "
+           "did not run; element-gpu-stream builds that case explicitly";
 #else
   GTEST_SKIP () << "GstCudaStream exists from GStreamer 1.24; this build has " << GST_VERSION_MAJOR << "."
                 << GST_VERSION_MINOR;
@@ -172,7 +177,8 @@ TEST (OneContext, KernelIsOrderedAfterTheUpstreamStream)
   dla::PrimaryContext primary;
   const dla::Status st = dla::PrimaryContext::Retain (0, &primary);
   ASSERT_TRUE (st.ok ()) << st.message;
-  GstCudaContext *ctx = gst_cuda_context_new_wrapped (static_cast<CUcontext> (primary.handle ()), primary.device ());
+  GstCudaContext *ctx =
+      gst_cuda_context_new_wrapped (static_cast<CUcontext> (primary.handle ()), primary.device ());
   ASSERT_NE (ctx, nullptr);
   GstCudaStream *upstream = gst_cuda_stream_new (ctx);
   ASSERT_NE (upstream, nullptr);
@@ -199,14 +205,16 @@ TEST (OneContext, KernelIsOrderedAfterTheUpstreamStream)
     const uint8_t value = uint8_t (10 + frame);
     GstMapInfo map;
     ASSERT_TRUE (gst_memory_map (mem, &map, GstMapFlags (GST_MAP_WRITE | GST_MAP_CUDA)));
-    ASSERT_EQ (context_test_slow_fill (static_cast<uint8_t *> (map.data), pitch, w, h, value, 2000000, producer), 0);
+    ASSERT_EQ (
+        context_test_slow_fill (static_cast<uint8_t *> (map.data), pitch, w, h, value, 2000000, producer), 0);
     gst_memory_unmap (mem, &map);
     GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC); /* written, not synced */
 
     ASSERT_TRUE (gst_memory_map (mem, &map, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)));
     ASSERT_EQ (cudaEventRecord (written, producer), cudaSuccess);
     ASSERT_EQ (cudaStreamWaitEvent (ours, written, 0), cudaSuccess);
-    ASSERT_EQ (context_test_copy_plane (static_cast<const uint8_t *> (map.data), pitch, w, h, d_out, ours), 0);
+    ASSERT_EQ (context_test_copy_plane (static_cast<const uint8_t *> (map.data), pitch, w, h, d_out, ours),
+               0);
     ASSERT_EQ (cudaMemcpyAsync (got.data (), d_out, got.size (), cudaMemcpyDeviceToHost, ours), cudaSuccess);
     ASSERT_EQ (cudaStreamSynchronize (ours), cudaSuccess);
     gst_memory_unmap (mem, &map);

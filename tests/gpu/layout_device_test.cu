@@ -18,7 +18,8 @@ __global__ void device_offsets (tensor::View v, int64_t *out)
   out[i] = v.offset (n, c, y, x);
 }
 
-__global__ void device_make_view (tensor::Layout l, tensor::ElemType t, int64_t w, tensor::View *out, bool *ok)
+__global__ void device_make_view (tensor::Layout l, tensor::ElemType t, int64_t w, tensor::View *out,
+                                  bool *ok)
 {
   *ok = tensor::make_view (l, t, 2, 3, 5, w, out);
 }
@@ -34,7 +35,7 @@ class LayoutDevice : public testing::TestWithParam<Case> {};
 TEST_P (LayoutDevice, OffsetsAndStridesMatchHost)
 {
   const Case k = GetParam ();
-  tensor::View host {};
+  tensor::View host{};
   ASSERT_TRUE (tensor::make_view (k.layout, k.type, 2, 3, 5, k.w, &host));
 
   tensor::View *d_view = nullptr;
@@ -42,7 +43,7 @@ TEST_P (LayoutDevice, OffsetsAndStridesMatchHost)
   ASSERT_EQ (cudaMalloc (&d_view, sizeof *d_view), cudaSuccess);
   ASSERT_EQ (cudaMalloc (&d_ok, sizeof *d_ok), cudaSuccess);
   device_make_view<<<1, 1>>> (k.layout, k.type, k.w, d_view, d_ok);
-  tensor::View dev {};
+  tensor::View dev{};
   bool ok = false;
   ASSERT_EQ (cudaMemcpy (&dev, d_view, sizeof dev, cudaMemcpyDeviceToHost), cudaSuccess);
   ASSERT_EQ (cudaMemcpy (&ok, d_ok, sizeof ok, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -74,9 +75,13 @@ TEST_P (LayoutDevice, OffsetsAndStridesMatchHost)
 using tensor::ElemType;
 using tensor::Layout;
 INSTANTIATE_TEST_SUITE_P (AllLayouts, LayoutDevice,
-    testing::Values (Case {Layout::kChw16, ElemType::kFp16, 224}, Case {Layout::kChw16, ElemType::kFp16, 225},
-        Case {Layout::kChw32, ElemType::kInt8, 300}, Case {Layout::kDlaLinear, ElemType::kFp16, 225},
-        Case {Layout::kDlaLinear, ElemType::kInt8, 300}, Case {Layout::kDlaHwc4, ElemType::kFp16, 225},
-        Case {Layout::kDlaHwc4, ElemType::kInt8, 300}, Case {Layout::kDlaLinear, ElemType::kFp16, 224}));
+                          testing::Values (Case{Layout::kChw16, ElemType::kFp16, 224},
+                                           Case{Layout::kChw16, ElemType::kFp16, 225},
+                                           Case{Layout::kChw32, ElemType::kInt8, 300},
+                                           Case{Layout::kDlaLinear, ElemType::kFp16, 225},
+                                           Case{Layout::kDlaLinear, ElemType::kInt8, 300},
+                                           Case{Layout::kDlaHwc4, ElemType::kFp16, 225},
+                                           Case{Layout::kDlaHwc4, ElemType::kInt8, 300},
+                                           Case{Layout::kDlaLinear, ElemType::kFp16, 224}));
 
 }  // namespace

@@ -2,14 +2,14 @@
  * for byte, for each frame's content at the time: a graph holds the frame's address, not its
  * pixels. A launch becomes a graph the second time it is seen; one never seen twice within the
  * cache never does; failures are returned and leave no error behind. */
-#include <gtest/gtest.h>
+#include "launch_graphs.h"
 
 #include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
 
 #include <memory>
 #include <vector>
 
-#include "launch_graphs.h"
 #include "preprocess_frames.h"
 
 namespace {
@@ -48,7 +48,7 @@ class DeviceFrame {
 
  private:
   HostFrame host_;
-  SourceView view_ {};
+  SourceView view_{};
   void *planes_[3] = {nullptr, nullptr, nullptr};
 };
 
@@ -98,7 +98,7 @@ class LaunchGraphsTest : public ::testing::Test {
   }
 
   std::unique_ptr<LaunchGraphs> graphs_ = std::make_unique<LaunchGraphs> ();
-  tensor::View view_ {};
+  tensor::View view_{};
   void *graphed_ = nullptr, *plain_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };

@@ -281,7 +281,8 @@ TEST (PreprocessBench, Table)
       row (scen, "3-pass DeepStream-like", t, bytes, fused_bilinear.graph_us,
            "of fused bilinear (target >= 3x)");
       std::printf ("| %-34s | 3-pass chain / fused bilinear = %.2fx (target >= 3x): %s\n", scen.c_str (),
-                   t.graph_us / fused_bilinear.graph_us, t.graph_us >= 3 * fused_bilinear.graph_us ? "MET" : "MISSED");
+                   t.graph_us / fused_bilinear.graph_us,
+                   t.graph_us >= 3 * fused_bilinear.graph_us ? "MET" : "MISSED");
       cudaFree (rgba);
       cudaFree (planar);
       cudaFree (mean_image);

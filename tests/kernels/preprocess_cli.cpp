@@ -68,9 +68,14 @@ bool parse (int argc, char **argv, Job *job, std::string *error)
     float floats[3];
     bool ok = true;
     if (key == "format")
-      ok = pick<PixelFormat> (v, {{"nv12", PixelFormat::kNV12}, {"i420", PixelFormat::kI420},
-                                  {"rgba", PixelFormat::kRGBA}, {"bgra", PixelFormat::kBGRA},
-                                  {"rgbx", PixelFormat::kRGBx}, {"bgrx", PixelFormat::kBGRx}}, &s.format);
+      ok = pick<PixelFormat> (v,
+                              {{"nv12", PixelFormat::kNV12},
+                               {"i420", PixelFormat::kI420},
+                               {"rgba", PixelFormat::kRGBA},
+                               {"bgra", PixelFormat::kBGRA},
+                               {"rgbx", PixelFormat::kRGBx},
+                               {"bgrx", PixelFormat::kBGRx}},
+                              &s.format);
     else if (key == "size")
       ok = numbers (v, 'x', 2, ints) && (s.width = ints[0], s.height = ints[1], true);
     else if (key == "matrix")
@@ -81,8 +86,11 @@ bool parse (int argc, char **argv, Job *job, std::string *error)
     else if (key == "cosited")
       ok = numbers (v, ',', 2, ints) && (s.chroma_cosited_h = ints[0], s.chroma_cosited_v = ints[1], true);
     else if (key == "mode")
-      ok = pick<ResizeMode> (v, {{"stretch", ResizeMode::kStretch}, {"letterbox", ResizeMode::kLetterbox},
-                                 {"center", ResizeMode::kCenterCrop}}, &p.mode);
+      ok = pick<ResizeMode> (v,
+                             {{"stretch", ResizeMode::kStretch},
+                              {"letterbox", ResizeMode::kLetterbox},
+                              {"center", ResizeMode::kCenterCrop}},
+                             &p.mode);
     else if (key == "antialias")
       ok = numbers (v, ',', 1, ints) && (p.antialias = ints[0] != 0, true);
     else if (key == "fraction")
@@ -103,16 +111,20 @@ bool parse (int argc, char **argv, Job *job, std::string *error)
     else if (key == "scale")
       ok = numbers (v, ',', 1, &p.int8_scale);
     else if (key == "layout")
-      ok = pick<tensor::Layout> (v, {{"chw16", tensor::Layout::kChw16}, {"chw32", tensor::Layout::kChw32},
-                                     {"dla_linear", tensor::Layout::kDlaLinear},
-                                     {"dla_hwc4", tensor::Layout::kDlaHwc4}}, &layout);
+      ok = pick<tensor::Layout> (v,
+                                 {{"chw16", tensor::Layout::kChw16},
+                                  {"chw32", tensor::Layout::kChw32},
+                                  {"dla_linear", tensor::Layout::kDlaLinear},
+                                  {"dla_hwc4", tensor::Layout::kDlaHwc4}},
+                                 &layout);
     else if (key == "type")
       ok = pick<tensor::ElemType> (v, {{"fp16", tensor::ElemType::kFp16}, {"int8", tensor::ElemType::kInt8}},
                                    &type);
     else if (key == "tensor")
       ok = numbers (v, 'x', 3, tensor_dims);
     else if (key == "roi")
-      ok = numbers (v, ',', 5, ints) && (j.rois.push_back (Roi{{ints[0], ints[1], ints[2], ints[3]}, ints[4]}), true);
+      ok = numbers (v, ',', 5, ints) &&
+           (j.rois.push_back (Roi{{ints[0], ints[1], ints[2], ints[3]}, ints[4]}), true);
     else if (key == "in")
       in_path = v;
     else if (key == "out")
@@ -163,7 +175,8 @@ bool parse (int argc, char **argv, Job *job, std::string *error)
     total += size_t (j.plane_bytes[i]);
   }
   if (j.frame.size () != total) {
-    *error = in_path + ": " + std::to_string (j.frame.size ()) + " bytes, the frame needs " + std::to_string (total);
+    *error = in_path + ": " + std::to_string (j.frame.size ()) + " bytes, the frame needs " +
+             std::to_string (total);
     return false;
   }
   return true;

@@ -22,9 +22,9 @@
 namespace preprocess_cli {
 
 struct Job {
-  std::vector<uint8_t> frame;      /* the raw frame file */
-  preprocess::SourceView src{};    /* planes point into `frame` */
-  int plane_bytes[3] = {0, 0, 0};  /* bytes of each plane in `frame` */
+  std::vector<uint8_t> frame;     /* the raw frame file */
+  preprocess::SourceView src{};   /* planes point into `frame` */
+  int plane_bytes[3] = {0, 0, 0}; /* bytes of each plane in `frame` */
   int n_planes = 0;
   preprocess::Params params{};
   std::vector<preprocess::Roi> rois;

@@ -118,8 +118,8 @@ void expect_matches_reference (const Case &k)
           const int64_t o = v.offset (n, c, y, x);
           for (int b = 0; b < es; ++b)
             is_value[size_t (o + b)] = true;
-          if (want.data[o] == 0xab && (es == 1 || want.data[o + 1] == 0xab) && got[size_t (o)] == 0xab
-              && (es == 1 || got[size_t (o) + 1] == 0xab))
+          if (want.data[o] == 0xab && (es == 1 || want.data[o + 1] == 0xab) && got[size_t (o)] == 0xab &&
+              (es == 1 || got[size_t (o) + 1] == 0xab))
             continue; /* a slot neither wrote: every byte of the value still 0xab */
           bool ok;
           float a, g;

@@ -13,8 +13,8 @@ int main (int argc, char **argv)
     return 2;
   }
   std::vector<uint8_t> out (size_t (job.view.size), 0xab);
-  const preprocess::Status s = preprocess::reference (job.src, job.view, out.data (), job.params,
-                                                      job.rois.data (), int (job.rois.size ()), nullptr, &err);
+  const preprocess::Status s = preprocess::reference (
+      job.src, job.view, out.data (), job.params, job.rois.data (), int (job.rois.size ()), nullptr, &err);
   if (s != preprocess::Status::kOk) {
     std::fprintf (stderr, "reference: %s: %s\n", preprocess::status_name (s), err.c_str ());
     return 1;

@@ -18,9 +18,18 @@ struct Tensor {
   int64_t n, c, h, w;
 };
 
-inline int64_t type_bytes (Type t) { return t == Type::kFp16 ? 2 : 1; }
-inline int64_t ceil_div (int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t round_up (int64_t a, int64_t b) { return ceil_div (a, b) * b; }
+inline int64_t type_bytes (Type t)
+{
+  return t == Type::kFp16 ? 2 : 1;
+}
+inline int64_t ceil_div (int64_t a, int64_t b)
+{
+  return (a + b - 1) / b;
+}
+inline int64_t round_up (int64_t a, int64_t b)
+{
+  return ceil_div (a, b) * b;
+}
 
 /* The extents of the C array each format is, innermost last: [d0][d1][d2][d3][d4]. */
 struct Extents {
@@ -30,13 +39,13 @@ struct Extents {
 inline Extents extents (const Tensor &t)
 {
   switch (t.format) {
-    case Format::kChw16:  /* [N][ceil(C/16)][H][W][16] */
+    case Format::kChw16: /* [N][ceil(C/16)][H][W][16] */
       return {{t.n, ceil_div (t.c, 16), t.h, t.w, 16}};
-    case Format::kChw32:  /* [N][ceil(C/32)][H][W][32] */
+    case Format::kChw32: /* [N][ceil(C/32)][H][W][32] */
       return {{t.n, ceil_div (t.c, 32), t.h, t.w, 32}};
-    case Format::kDlaLinear:  /* [N][C][H][roundUp(W, 64 / elemSize)] */
+    case Format::kDlaLinear: /* [N][C][H][roundUp(W, 64 / elemSize)] */
       return {{t.n, t.c, t.h, round_up (t.w, 64 / type_bytes (t.type)), 1}};
-    case Format::kDlaHwc4: {  /* [N][H][roundUp(W, 64 / C' / elemSize)][C'] */
+    case Format::kDlaHwc4: { /* [N][H][roundUp(W, 64 / C' / elemSize)][C'] */
       const int64_t cp = t.c == 1 ? 1 : 4;
       return {{t.n, t.h, round_up (t.w, 64 / cp / type_bytes (t.type)), cp, 1}};
     }
@@ -48,10 +57,18 @@ inline Extents extents (const Tensor &t)
 inline void subscripts (const Tensor &t, int64_t n, int64_t c, int64_t h, int64_t w, int64_t s[5])
 {
   switch (t.format) {
-    case Format::kChw16: s[0] = n, s[1] = c / 16, s[2] = h, s[3] = w, s[4] = c % 16; return;
-    case Format::kChw32: s[0] = n, s[1] = c / 32, s[2] = h, s[3] = w, s[4] = c % 32; return;
-    case Format::kDlaLinear: s[0] = n, s[1] = c, s[2] = h, s[3] = w, s[4] = 0; return;
-    case Format::kDlaHwc4: s[0] = n, s[1] = h, s[2] = w, s[3] = c, s[4] = 0; return;
+    case Format::kChw16:
+      s[0] = n, s[1] = c / 16, s[2] = h, s[3] = w, s[4] = c % 16;
+      return;
+    case Format::kChw32:
+      s[0] = n, s[1] = c / 32, s[2] = h, s[3] = w, s[4] = c % 32;
+      return;
+    case Format::kDlaLinear:
+      s[0] = n, s[1] = c, s[2] = h, s[3] = w, s[4] = 0;
+      return;
+    case Format::kDlaHwc4:
+      s[0] = n, s[1] = h, s[2] = w, s[3] = c, s[4] = 0;
+      return;
   }
 }
 

@@ -2,7 +2,6 @@
  * pipelines the scripts would launch (DRY_RUN=print). CUDA_VISIBLE_DEVICES=-1 hides any device, so
  * this runs the same on a GPU host. */
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include "run_support.h"
@@ -28,13 +27,15 @@ TEST (DemoWithoutGpu, ScriptSaysSoInOneLineAndFails)
   const auto lines = lines_of (r.out);
   ASSERT_EQ (lines.size (), 1u) << r.out;
   EXPECT_EQ (lines[0].rfind ("demo: needs a CUDA device: ", 0), 0u) << r.out;
-  EXPECT_GT (lines[0].size (), std::string ("demo: needs a CUDA device: ").size () + 5) << "no reason given: " << r.out;
+  EXPECT_GT (lines[0].size (), std::string ("demo: needs a CUDA device: ").size () + 5)
+      << "no reason given: " << r.out;
 }
 
 TEST (DemoWithoutGpu, ProgramSaysSoInOneLineAndFails)
 {
-  const Outcome r = run ({pipelines_build () + "/dlainfer-demo", "--model", dlainfer_test::test_data ("colours.swdla")},
-      kNoDevice);
+  const Outcome r =
+      run ({pipelines_build () + "/dlainfer-demo", "--model", dlainfer_test::test_data ("colours.swdla")},
+           kNoDevice);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 3) << r.out;
   const auto lines = lines_of (r.out);
@@ -69,18 +70,21 @@ TEST (Scripts, PrintTheirPipelines)
   const std::vector<std::pair<std::string, std::string>> env = {{"DRY_RUN", "print"}};
   const Outcome file = run ({"bash", pipelines_dir () + "/jetson-file.sh", "clip.mp4"}, env);
   EXPECT_EQ (file.status, 0) << file.out;
-  EXPECT_NE (file.out.find ("filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
-                            "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"),
+  EXPECT_NE (
+      file.out.find ("filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
+                     "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"),
       std::string::npos)
       << file.out;
   const Outcome cam = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, env);
   EXPECT_EQ (cam.status, 0) << cam.out;
   EXPECT_NE (cam.out.find ("nvarguscamerasrc sensor-id=0"), std::string::npos) << cam.out;
-  EXPECT_NE (cam.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos) << cam.out;
+  EXPECT_NE (cam.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos)
+      << cam.out;
   const Outcome x86 = run ({"bash", pipelines_dir () + "/x86-h264.sh"}, env);
   EXPECT_EQ (x86.status, 0) << x86.out;
   EXPECT_NE (x86.out.find ("x264enc"), std::string::npos) << x86.out;
-  EXPECT_NE (x86.out.find ("! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"), std::string::npos) << x86.out;
+  EXPECT_NE (x86.out.find ("! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"), std::string::npos)
+      << x86.out;
 }
 
 /* Outside a dry run the Jetson scripts need a loadable, and say so. */

@@ -3,7 +3,6 @@
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <fstream>
@@ -19,7 +18,8 @@ std::string swdla_missing ()
 {
   const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
   if (!lib || !g_file_test (lib, G_FILE_TEST_EXISTS))
-    return std::string ("the software DLA library is missing: ") + (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
+    return std::string ("the software DLA library is missing: ") +
+           (lib ? lib : "DLAINFER_CUDLA_LIBRARY unset");
   if (!g_file_test (dlainfer_test::test_data ("colours.swdla").c_str (), G_FILE_TEST_EXISTS))
     return "the swdla models are missing (" + dlainfer_test::test_data ("colours.swdla") + ")";
   return "";
@@ -33,11 +33,11 @@ bool have (const char *factory)
   return f != nullptr;
 }
 
-#define REQUIRE_SWDLA()                        \
-  do {                                         \
-    const std::string why = swdla_missing ();  \
-    if (!why.empty ())                         \
-      GTEST_FAIL () << why;                    \
+#define REQUIRE_SWDLA()                       \
+  do {                                        \
+    const std::string why = swdla_missing (); \
+    if (!why.empty ())                        \
+      GTEST_FAIL () << why;                   \
   } while (0)
 
 /* The first (best) label of a "dlainfer-result" message line: labels=(string)< blue, ... >. */
@@ -69,7 +69,8 @@ void expect_results (const Outcome &r, int frames, const std::string &label)
       labelled += l.find ("dlainfer-result") != std::string::npos && first_label (l) == label;
     EXPECT_EQ (labelled, frames) << "every frame should be labelled " << label << "\n" << r.out;
   } else {
-    EXPECT_EQ (count_lines_with (r.out, {"last-message = chain", "GstDlaClassificationMeta"}), frames) << r.out;
+    EXPECT_EQ (count_lines_with (r.out, {"last-message = chain", "GstDlaClassificationMeta"}), frames)
+        << r.out;
   }
 }
 
@@ -82,9 +83,12 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   REQUIRE_SWDLA ();
   gchar *dir = g_dir_make_tmp ("dlainfer-demo-XXXXXX", nullptr);
   ASSERT_NE (dir, nullptr);
-  const Outcome r = run ({"bash", pipelines_dir () + "/demo.sh"},
-      {{"DEMO_SKIP_SETUP", "1"}, {"BUILD_DIR", dlainfer_test::build_path ("")}, {"PNG_DIR", dir},
-       {"FRAMES", "32"}, {"PER_COLOUR", "4"}});
+  const Outcome r =
+      run ({"bash", pipelines_dir () + "/demo.sh"}, {{"DEMO_SKIP_SETUP", "1"},
+                                                     {"BUILD_DIR", dlainfer_test::build_path ("")},
+                                                     {"PNG_DIR", dir},
+                                                     {"FRAMES", "32"},
+                                                     {"PER_COLOUR", "4"}});
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 0) << r.out;
   EXPECT_EQ (count_lines_with (r.out, {"frame ", " ok", "[swdla]"}), 32) << r.out;
@@ -92,7 +96,7 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   for (const char *c : {"black", "white", "red", "green", "blue", "yellow", "cyan", "magenta"})
     EXPECT_EQ (count_lines_with (r.out, {"frame ", std::string (" ") + c + " "}), 4) << c << "\n" << r.out;
   EXPECT_NE (r.out.find ("summary: 32 of 32 frames classified, 32 labelled as painted, backend swdla"),
-      std::string::npos)
+             std::string::npos)
       << r.out;
   if (have ("textoverlay") && have ("pngenc") && have ("multifilesink")) {
     std::string previous;
@@ -117,10 +121,12 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
 TEST (ExampleApp, PrintsOneJsonLinePerFrame)
 {
   REQUIRE_SWDLA ();
-  const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
-                         "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
-                         "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter caps=video/x-raw,format=NV12,width=320,height=180"},
-      {}, true);
+  const Outcome r =
+      run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
+            "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
+            "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter "
+            "caps=video/x-raw,format=NV12,width=320,height=180"},
+           {}, true);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 0) << r.out;
   int n = 0;
@@ -128,10 +134,13 @@ TEST (ExampleApp, PrintsOneJsonLinePerFrame)
     if (l.rfind ("{", 0) != 0)
       continue;
     EXPECT_EQ (l.rfind ("{\"frame\":" + std::to_string (n) + ",\"pts\":", 0), 0u) << l;
-    EXPECT_NE (l.find ("\"element\":\"infer\",\"backend\":\"swdla\",\"carried\":false,\"age\":0,\"results\":[{"),
+    EXPECT_NE (
+        l.find ("\"element\":\"infer\",\"backend\":\"swdla\",\"carried\":false,\"age\":0,\"results\":[{"),
         std::string::npos)
         << l;
-    EXPECT_NE (l.find ("\"results\":[{\"class_id\":5,\"label\":\"yellow\",\"confidence\":0.9"), std::string::npos) << l;
+    EXPECT_NE (l.find ("\"results\":[{\"class_id\":5,\"label\":\"yellow\",\"confidence\":0.9"),
+               std::string::npos)
+        << l;
     EXPECT_EQ (l.back (), '}') << l;
     ++n;
   }
@@ -142,7 +151,8 @@ TEST (ExampleApp, PrintsOneJsonLinePerFrame)
 TEST (Scripts, X86H264)
 {
   REQUIRE_SWDLA ();
-  const Outcome r = run ({"bash", pipelines_dir () + "/x86-h264.sh"}, {{"FRAMES", "30"}, {"PATTERN", "blue"}, {"MODEL", ""}});
+  const Outcome r = run ({"bash", pipelines_dir () + "/x86-h264.sh"},
+                         {{"FRAMES", "30"}, {"PATTERN", "blue"}, {"MODEL", ""}});
   if (r.status == 4)
     GTEST_SKIP () << r.out;
   expect_results (r, 30, "blue");
@@ -152,7 +162,8 @@ TEST (Scripts, X86H264)
 TEST (Scripts, JetsonFileDryRun)
 {
   REQUIRE_SWDLA ();
-  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-file.sh"}, {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
+  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-file.sh"},
+                         {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
   expect_results (r, 20, "green");
   EXPECT_NE (r.out.find ("nvv4l2decoder-standin"), std::string::npos) << r.out;
 }
@@ -160,7 +171,8 @@ TEST (Scripts, JetsonFileDryRun)
 TEST (Scripts, JetsonCameraDryRun)
 {
   REQUIRE_SWDLA ();
-  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
+  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-camera.sh"},
+                         {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}});
   expect_results (r, 20, "blue");
   EXPECT_NE (r.out.find ("nvvidconv-standin"), std::string::npos) << r.out;
 }

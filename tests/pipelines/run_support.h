@@ -21,13 +21,19 @@ inline std::string env_or (const char *name, const char *fallback)
   return v ? v : fallback;
 }
 
-inline std::string pipelines_dir () { return env_or ("DLAINFER_PIPELINES_DIR", "pipelines"); }
-inline std::string pipelines_build () { return env_or ("DLAINFER_PIPELINES_BUILD", "pipelines"); }
+inline std::string pipelines_dir ()
+{
+  return env_or ("DLAINFER_PIPELINES_DIR", "pipelines");
+}
+inline std::string pipelines_build ()
+{
+  return env_or ("DLAINFER_PIPELINES_BUILD", "pipelines");
+}
 
 /* argv with `env` (NAME, VALUE) added to this process's environment. ELF programs of the build go
  * through $BUNDLE_EXE_WRAPPER when `wrap` (a GPU-host bundle built in another C library's root). */
-inline Outcome run (std::vector<std::string> argv, const std::vector<std::pair<std::string, std::string>> &env,
-    bool wrap = false)
+inline Outcome run (std::vector<std::string> argv,
+                    const std::vector<std::pair<std::string, std::string>> &env, bool wrap = false)
 {
   Outcome r;
   const char *wrapper = g_getenv ("BUNDLE_EXE_WRAPPER");
@@ -51,7 +57,8 @@ inline Outcome run (std::vector<std::string> argv, const std::vector<std::pair<s
   gchar *out = nullptr, *err = nullptr;
   gint wait = 0;
   GError *error = nullptr;
-  if (g_spawn_sync (nullptr, args.data (), envp, G_SPAWN_SEARCH_PATH, nullptr, nullptr, &out, &err, &wait, &error)) {
+  if (g_spawn_sync (nullptr, args.data (), envp, G_SPAWN_SEARCH_PATH, nullptr, nullptr, &out, &err, &wait,
+                    &error)) {
     r.out = std::string (out ? out : "") + (err ? err : "");
     if (WIFEXITED (wait))
       r.status = WEXITSTATUS (wait);

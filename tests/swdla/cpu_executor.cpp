@@ -10,7 +10,7 @@ LayerParams layer_params (const Model &model, size_t i, const float *weights, co
 {
   const Layer &l = model.layers[i];
   const Shape &in = model.shapes[i], &out = model.shapes[i + 1];
-  LayerParams p {};
+  LayerParams p{};
   p.kind = uint32_t (l.kind);
   p.in_c = int32_t (in.c);
   p.in_h = int32_t (in.h);
@@ -75,7 +75,8 @@ std::vector<float> run_layers_cpu (const Model &model, std::vector<float> act)
 {
   const int64_t batch = model.batch ();
   for (size_t i = 0; i < model.layers.size (); ++i) {
-    const LayerParams p = layer_params (model, i, model.layers[i].weights.data (), model.layers[i].bias.data ());
+    const LayerParams p =
+        layer_params (model, i, model.layers[i].weights.data (), model.layers[i].bias.data ());
     const Shape &in = model.shapes[i], &out = model.shapes[i + 1];
     std::vector<float> next (size_t (batch * out.count ()));
     size_t k = 0;

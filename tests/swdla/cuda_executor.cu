@@ -8,7 +8,10 @@ namespace {
 
 constexpr int kBlock = 256;
 
-unsigned blocks (int64_t total) { return unsigned ((total + kBlock - 1) / kBlock); }
+unsigned blocks (int64_t total)
+{
+  return unsigned ((total + kBlock - 1) / kBlock);
+}
 
 /* Dense index i -> (n, c, y, x) of an n x c x h x w tensor. */
 struct Index {
@@ -16,7 +19,7 @@ struct Index {
 };
 __device__ Index split (int64_t i, int64_t c, int64_t h, int64_t w)
 {
-  return Index {i / (c * h * w), (i / (h * w)) % c, (i / w) % h, i % w};
+  return Index{i / (c * h * w), (i / (h * w)) % c, (i / w) % h, i % w};
 }
 
 __global__ void unpack_kernel (tensor::View v, const uint8_t *src, float scale, float *dst, int64_t total)
@@ -26,8 +29,9 @@ __global__ void unpack_kernel (tensor::View v, const uint8_t *src, float scale, 
     return;
   const Index k = split (i, v.c, v.h, v.w);
   const uint8_t *p = src + v.offset (k.n, k.c, k.y, k.x);
-  dst[i] = v.type == tensor::ElemType::kFp16 ? __half2float (__ushort_as_half (*reinterpret_cast<const unsigned short *> (p)))
-                                             : float (int8_t (*p)) * scale;
+  dst[i] = v.type == tensor::ElemType::kFp16
+               ? __half2float (__ushort_as_half (*reinterpret_cast<const unsigned short *> (p)))
+               : float (int8_t (*p)) * scale;
 }
 
 __global__ void pack_kernel (tensor::View v, const float *src, float scale, uint8_t *dst, int64_t total)
@@ -66,7 +70,7 @@ __global__ void reduce_kernel (LayerParams p, const float *in, float *out)
   const int64_t image_size = int64_t (p.in_c) * p.in_h * p.in_w;
   const float *image = in + k.n * image_size;
   const bool fc = p.kind == math::kFc;
-  const math::Window w = fc ? math::Window {} : math::pool_window (p, int (k.y), int (k.x));
+  const math::Window w = fc ? math::Window{} : math::pool_window (p, int (k.y), int (k.x));
   const int width = w.x1 - w.x0;
   const int64_t count = fc ? image_size : int64_t (w.y1 - w.y0) * width;
   float sum = 0.f;
@@ -171,7 +175,7 @@ cudaGraphExec_t DeviceModel::capture (const void *input, void *output, WordStore
 }
 
 cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input, void *output,
-    WordStore then) const
+                                          WordStore then) const
 {
   const TensorSpec &in = model_.inputs[0], &out = model_.outputs[0];
   tensor::View iv, ov;
@@ -179,14 +183,15 @@ cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input
   out.view (&ov);
   int64_t total = in.n * in.c * in.h * in.w;
   unpack_kernel<<<blocks (total), kBlock, 0, stream>>> (iv, static_cast<const uint8_t *> (input), in.scale,
-      scratch_[0], total);
+                                                        scratch_[0], total);
   int cur = 0;
   for (size_t i = 0; i < params_.size (); ++i) {
     total = model_.batch () * model_.shapes[i + 1].count ();
     if (is_reduction (params_[i].kind))
       reduce_kernel<<<unsigned (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur]);
     else
-      layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur], total);
+      layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur],
+                                                           total);
     cur = 1 - cur;
   }
   /* Pads and row tails zero, then the values. */
@@ -194,8 +199,8 @@ cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input
   if (err != cudaSuccess)
     return err;
   total = out.n * out.c * out.h * out.w;
-  pack_kernel<<<blocks (total), kBlock, 0, stream>>> (ov, scratch_[cur], out.scale, static_cast<uint8_t *> (output),
-      total);
+  pack_kernel<<<blocks (total), kBlock, 0, stream>>> (ov, scratch_[cur], out.scale,
+                                                      static_cast<uint8_t *> (output), total);
   err = cudaGetLastError ();
   return err == cudaSuccess ? enqueue_store (stream, then.word, then.value) : err;
 }

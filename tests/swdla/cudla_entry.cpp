@@ -12,9 +12,9 @@
 using swdla::Call;
 using swdla::state;
 
-#define SWDLA_ENTRY(name)     \
-  const Call call (#name);    \
-  if (call.injected ())       \
+#define SWDLA_ENTRY(name)  \
+  const Call call (#name); \
+  if (call.injected ())    \
   return cudlaStatus (call.injected ())
 
 namespace {
@@ -63,21 +63,23 @@ cudlaStatus cudlaCreateDevice (uint64_t const device, cudlaDevHandle *const devH
   if (!devHandle)
     return call.refuse (cudlaErrorInvalidParam, "devHandle is NULL");
   if (flags == CUDLA_STANDALONE)
-    return call.refuse (cudlaErrorUnsupportedOperation, "standalone mode (CUDLA_STANDALONE): swdla is hybrid only");
+    return call.refuse (cudlaErrorUnsupportedOperation,
+                        "standalone mode (CUDLA_STANDALONE): swdla is hybrid only");
   if (flags != CUDLA_CUDA_DLA)
     return call.refuse (cudlaErrorInvalidParam, "flags " + std::to_string (flags) + " is not a cudlaMode");
   const int cores = swdla::num_cores ();
   if (device >= uint64_t (cores))
-    return call.refuse (cudlaErrorInvalidParam, "DLA core " + std::to_string (device) + " does not exist ("
-        + std::to_string (cores) + " cores, SWDLA_NUM_CORES)");
+    return call.refuse (cudlaErrorInvalidParam, "DLA core " + std::to_string (device) + " does not exist (" +
+                                                    std::to_string (cores) + " cores, SWDLA_NUM_CORES)");
   std::lock_guard<std::mutex> lock (state ().mutex);
   const cudlaStatus usable = swdla::cuda_usable (call);
   if (usable != cudlaSuccess)
     return usable;
   swdla::Core &core = state ().cores[device];
   if (core.handles >= swdla::kHandlesPerCore)
-    return call.refuse (cudlaErrorOutOfResources, "core " + std::to_string (device) + " already has "
-        + std::to_string (swdla::kHandlesPerCore) + " device handles");
+    return call.refuse (cudlaErrorOutOfResources, "core " + std::to_string (device) + " already has " +
+                                                      std::to_string (swdla::kHandlesPerCore) +
+                                                      " device handles");
   if (!state ().poison_ready) {
     if (state ().poison.allocate () != cudaSuccess)
       return call.refuse (cudlaErrorCuda, "cudaHostAlloc of the fault flag failed");
@@ -96,7 +98,7 @@ cudlaStatus cudlaCreateDevice (uint64_t const device, cudlaDevHandle *const devH
 }
 
 cudlaStatus cudlaMemRegister (cudlaDevHandle const devHandle, const uint64_t *const ptr, size_t const size,
-    uint64_t **const devPtr, uint32_t const flags)
+                              uint64_t **const devPtr, uint32_t const flags)
 {
   SWDLA_ENTRY (cudlaMemRegister);
   std::lock_guard<std::mutex> lock (state ().mutex);
@@ -107,7 +109,8 @@ cudlaStatus cudlaMemRegister (cudlaDevHandle const devHandle, const uint64_t *co
   if (flags == CUDLA_TASK_STATISTICS)
     return call.refuse (cudlaErrorUnsupportedOperation, "layerwise statistics buffers are not emulated");
   if (flags != 0)
-    return call.refuse (cudlaErrorInvalidParam, "flags " + std::to_string (flags) + " (0 or CUDLA_TASK_STATISTICS)");
+    return call.refuse (cudlaErrorInvalidParam,
+                        "flags " + std::to_string (flags) + " (0 or CUDLA_TASK_STATISTICS)");
   const cudlaStatus usable = swdla::cuda_usable (call);
   if (usable != cudlaSuccess)
     return usable;
@@ -123,7 +126,8 @@ cudlaStatus cudlaMemRegister (cudlaDevHandle const devHandle, const uint64_t *co
     if (p < q + r.size && q < p + size) {
       if (p == q && size == r.size)
         *devPtr = reinterpret_cast<uint64_t *> (r.dla); /* the same registration again: its pointer */
-      return call.refuse (cudlaErrorMemoryRegistered, "ptr " + hex (p) + " overlaps memory registered on this handle");
+      return call.refuse (cudlaErrorMemoryRegistered,
+                          "ptr " + hex (p) + " overlaps memory registered on this handle");
     }
   }
   if (devHandle->registrations.size () >= swdla::kMaxRegistrations)
@@ -148,8 +152,9 @@ cudlaStatus cudlaMemUnregister (cudlaDevHandle const devHandle, const uint64_t *
   if (it == devHandle->registrations.end ()) {
     for (auto &kv : devHandle->registrations)
       if (kv.second.cuda_ptr == devPtr)
-        return call.refuse (cudlaErrorInvalidAddress, hex (addr) + " is the CUDA pointer; pass the DLA pointer "
-            + hex (kv.first) + " that cudlaMemRegister returned");
+        return call.refuse (cudlaErrorInvalidAddress, hex (addr) +
+                                                          " is the CUDA pointer; pass the DLA pointer " +
+                                                          hex (kv.first) + " that cudlaMemRegister returned");
     return call.refuse (cudlaErrorInvalidAddress, hex (addr) + " is not registered on this handle");
   }
   if (it->second.last_use && !it->second.last_use->done ())
@@ -159,7 +164,8 @@ cudlaStatus cudlaMemUnregister (cudlaDevHandle const devHandle, const uint64_t *
 }
 
 cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uint8_t *const pModule,
-    size_t const moduleSize, cudlaModule *const hModule, uint32_t const flags)
+                                       size_t const moduleSize, cudlaModule *const hModule,
+                                       uint32_t const flags)
 {
   SWDLA_ENTRY (cudlaModuleLoadFromMemory);
   std::lock_guard<std::mutex> lock (state ().mutex);
@@ -174,7 +180,8 @@ cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uin
   if (!pModule || moduleSize == 0)
     return call.refuse (cudlaErrorInvalidParam, "pModule NULL or moduleSize 0");
   if (devHandle->loaded_once)
-    return call.refuse (cudlaErrorUnsupportedOperation,
+    return call.refuse (
+        cudlaErrorUnsupportedOperation,
         "this handle has loaded a module already (one per handle lifetime; create another handle)");
   swdla::Model model;
   std::string why;
@@ -193,7 +200,7 @@ cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uin
   if (err != cudaSuccess) {
     delete m;
     return call.refuse (err == cudaErrorMemoryAllocation ? cudlaErrorOutOfResources : cudlaErrorCuda,
-        std::string ("uploading the model failed: ") + cudaGetErrorName (err));
+                        std::string ("uploading the model failed: ") + cudaGetErrorName (err));
   }
   m->owner = devHandle;
   devHandle->module = m;
@@ -204,7 +211,7 @@ cudlaStatus cudlaModuleLoadFromMemory (cudlaDevHandle const devHandle, const uin
 }
 
 cudlaStatus cudlaModuleGetAttributes (cudlaModule const hModule, cudlaModuleAttributeType const attrType,
-    cudlaModuleAttribute *const attribute)
+                                      cudlaModuleAttribute *const attribute)
 {
   SWDLA_ENTRY (cudlaModuleGetAttributes);
   std::lock_guard<std::mutex> lock (state ().mutex);
@@ -226,7 +233,8 @@ cudlaStatus cudlaModuleGetAttributes (cudlaModule const hModule, cudlaModuleAttr
       const bool in = attrType == CUDLA_INPUT_TENSOR_DESCRIPTORS;
       cudlaModuleTensorDescriptor *out = in ? attribute->inputTensorDesc : attribute->outputTensorDesc;
       if (!out)
-        return call.refuse (cudlaErrorInvalidParam, "the descriptor array pointer is NULL (set it before the call)");
+        return call.refuse (cudlaErrorInvalidParam,
+                            "the descriptor array pointer is NULL (set it before the call)");
       uint32_t reading = 0;
       std::string why;
       if (!swdla::parse_reading (std::getenv ("SWDLA_DESCRIPTOR_READING"), &reading, &why))
@@ -256,14 +264,15 @@ cudlaStatus cudlaModuleUnload (cudlaModule const hModule, uint32_t const flags)
   if (h->busy ())
     return call.refuse (cudlaErrorUmd, "tasks are still in flight (synchronise the stream first)");
   if (!h->registrations.empty ())
-    return call.refuse (cudlaErrorUmd, std::to_string (h->registrations.size ())
-        + " buffer(s) still registered on the handle (unregister them first)");
+    return call.refuse (cudlaErrorUmd,
+                        std::to_string (h->registrations.size ()) +
+                            " buffer(s) still registered on the handle (unregister them first)");
   drop_module (hModule);
   return cudlaSuccess;
 }
 
 cudlaStatus cudlaDeviceGetAttribute (cudlaDevHandle const devHandle, cudlaDevAttributeType const attrib,
-    cudlaDevAttribute *const pAttribute)
+                                     cudlaDevAttribute *const pAttribute)
 {
   SWDLA_ENTRY (cudlaDeviceGetAttribute);
   std::lock_guard<std::mutex> lock (state ().mutex);
@@ -301,8 +310,8 @@ cudlaStatus cudlaDestroyDevice (cudlaDevHandle const devHandle)
   if (devHandle->busy ())
     return call.refuse (cudlaErrorUmd, "tasks are still in flight (synchronise the stream first)");
   if (!devHandle->registrations.empty ())
-    return call.refuse (cudlaErrorUmd, std::to_string (devHandle->registrations.size ())
-        + " buffer(s) still registered (unregister them first)");
+    return call.refuse (cudlaErrorUmd, std::to_string (devHandle->registrations.size ()) +
+                                           " buffer(s) still registered (unregister them first)");
   if (devHandle->module)
     drop_module (devHandle->module); /* destroying a handle unloads its module */
   --state ().cores[devHandle->core].handles;
@@ -324,8 +333,9 @@ cudlaStatus cudlaSetTaskTimeoutInMs (cudlaDevHandle const devHandle, uint32_t co
 }
 
 /* Standalone-mode (NvSci) entry points: not in hybrid mode. */
-cudlaStatus cudlaImportExternalMemory (cudlaDevHandle const devHandle, const cudlaExternalMemoryHandleDesc *const,
-    uint64_t **const, uint32_t const)
+cudlaStatus cudlaImportExternalMemory (cudlaDevHandle const devHandle,
+                                       const cudlaExternalMemoryHandleDesc *const, uint64_t **const,
+                                       uint32_t const)
 {
   SWDLA_ENTRY (cudlaImportExternalMemory);
   std::lock_guard<std::mutex> lock (state ().mutex);
@@ -341,7 +351,8 @@ cudlaStatus cudlaGetNvSciSyncAttributes (uint64_t *, uint32_t const)
 }
 
 cudlaStatus cudlaImportExternalSemaphore (cudlaDevHandle const devHandle,
-    const cudlaExternalSemaphoreHandleDesc *const, uint64_t **const, uint32_t const)
+                                          const cudlaExternalSemaphoreHandleDesc *const, uint64_t **const,
+                                          uint32_t const)
 {
   SWDLA_ENTRY (cudlaImportExternalSemaphore);
   std::lock_guard<std::mutex> lock (state ().mutex);

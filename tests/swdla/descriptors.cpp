@@ -22,7 +22,10 @@ constexpr Name kNames[] = {
 
 }  // namespace
 
-const char *reading_names () { return "orin, c-padded, c-real, strides-zero, strides-whcn, codes-nchw, codes-unknown"; }
+const char *reading_names ()
+{
+  return "orin, c-padded, c-real, strides-zero, strides-whcn, codes-nchw, codes-unknown";
+}
 
 bool parse_reading (const char *text, uint32_t *flags, std::string *why)
 {

@@ -26,11 +26,12 @@ const Driver &driver ()
   static std::once_flag once;
   std::call_once (once, [] {
     using dla::driver_entry;
-    d.loaded = driver_entry ("cuCtxGetCurrent", &d.get_current) && driver_entry ("cuCtxGetDevice", &d.ctx_get_device)
-        && driver_entry ("cuDevicePrimaryCtxGetState", &d.primary_state)
-        && driver_entry ("cuDevicePrimaryCtxRetain", &d.primary_retain)
-        && driver_entry ("cuDevicePrimaryCtxRelease", &d.primary_release)
-        && driver_entry ("cuMemGetAddressRange", &d.address_range);
+    d.loaded = driver_entry ("cuCtxGetCurrent", &d.get_current) &&
+               driver_entry ("cuCtxGetDevice", &d.ctx_get_device) &&
+               driver_entry ("cuDevicePrimaryCtxGetState", &d.primary_state) &&
+               driver_entry ("cuDevicePrimaryCtxRetain", &d.primary_retain) &&
+               driver_entry ("cuDevicePrimaryCtxRelease", &d.primary_release) &&
+               driver_entry ("cuMemGetAddressRange", &d.address_range);
   });
   return d;
 }
@@ -75,7 +76,9 @@ ContextState current_context (std::string *why)
   }
   d.primary_release (dev);
   if (primary != current) {
-    *why = "the current context is not the device's primary context (cuDLA hybrid mode works in the primary one)";
+    *why =
+        "the current context is not the device's primary context (cuDLA hybrid mode works in the primary "
+        "one)";
     return ContextState::kOther;
   }
   return ContextState::kPrimary;
@@ -83,7 +86,7 @@ ContextState current_context (std::string *why)
 
 bool device_range_ok (const void *ptr, size_t size, std::string *why)
 {
-  cudaPointerAttributes attr {};
+  cudaPointerAttributes attr{};
   const cudaError_t err = cudaPointerGetAttributes (&attr, ptr);
   if (err != cudaSuccess) {
     cudaGetLastError (); /* not sticky; clear it */
@@ -91,22 +94,25 @@ bool device_range_ok (const void *ptr, size_t size, std::string *why)
     return false;
   }
   if (attr.type != cudaMemoryTypeDevice) {
-    *why = attr.type == cudaMemoryTypeManaged ? "managed memory (swdla accepts cudaMalloc'ed device memory only)"
-         : attr.type == cudaMemoryTypeHost    ? "host memory (swdla accepts cudaMalloc'ed device memory only)"
-                                              : "not CUDA memory";
+    *why = attr.type == cudaMemoryTypeManaged
+               ? "managed memory (swdla accepts cudaMalloc'ed device memory only)"
+           : attr.type == cudaMemoryTypeHost ? "host memory (swdla accepts cudaMalloc'ed device memory only)"
+                                             : "not CUDA memory";
     return false;
   }
   const Driver &d = driver ();
   CUdeviceptr base = 0;
   size_t alloc = 0;
-  if (!d.loaded || d.address_range (&base, &alloc, CUdeviceptr (reinterpret_cast<uintptr_t> (ptr))) != CUDA_SUCCESS) {
+  if (!d.loaded ||
+      d.address_range (&base, &alloc, CUdeviceptr (reinterpret_cast<uintptr_t> (ptr))) != CUDA_SUCCESS) {
     *why = "cuMemGetAddressRange failed";
     return false;
   }
   const uintptr_t p = reinterpret_cast<uintptr_t> (ptr);
   if (p + size > uintptr_t (base) + alloc) {
-    *why = "size " + std::to_string (size) + " runs past the end of its allocation (" + std::to_string (alloc)
-        + " bytes from " + std::to_string (p - uintptr_t (base)) + " bytes before ptr)";
+    *why = "size " + std::to_string (size) + " runs past the end of its allocation (" +
+           std::to_string (alloc) + " bytes from " + std::to_string (p - uintptr_t (base)) +
+           " bytes before ptr)";
     return false;
   }
   return true;

@@ -27,7 +27,16 @@ struct LayerParams {
 namespace math {
 
 /* Same values as LayerKind (model.h), without pulling std::string into device code. */
-enum : uint32_t { kConv = 1, kRelu = 2, kMaxPool = 3, kAvgPool = 4, kGap = 5, kFc = 6, kSoftmax = 7, kAdaptive = 8 };
+enum : uint32_t {
+  kConv = 1,
+  kRelu = 2,
+  kMaxPool = 3,
+  kAvgPool = 4,
+  kGap = 5,
+  kFc = 6,
+  kSoftmax = 7,
+  kAdaptive = 8
+};
 
 SWDLA_HD float at (const LayerParams &p, const float *in, int c, int y, int x)
 {
@@ -44,13 +53,13 @@ struct Window {
 SWDLA_HD Window pool_window (const LayerParams &p, int oy, int ox)
 {
   if (p.kind == kGap)
-    return Window {0, p.in_h, 0, p.in_w};
+    return Window{0, p.in_h, 0, p.in_w};
   if (p.kind == kAdaptive) /* PyTorch's AdaptiveAvgPool2d windows: [floor(i*H/oh), ceil((i+1)*H/oh)). */
-    return Window {oy * p.in_h / p.out_h, ((oy + 1) * p.in_h + p.out_h - 1) / p.out_h, ox * p.in_w / p.out_w,
-        ((ox + 1) * p.in_w + p.out_w - 1) / p.out_w};
+    return Window{oy * p.in_h / p.out_h, ((oy + 1) * p.in_h + p.out_h - 1) / p.out_h, ox * p.in_w / p.out_w,
+                  ((ox + 1) * p.in_w + p.out_w - 1) / p.out_w};
   const int y0 = oy * p.sy - p.py, x0 = ox * p.sx - p.px;
-  return Window {y0 < 0 ? 0 : y0, y0 + p.kh > p.in_h ? p.in_h : y0 + p.kh, x0 < 0 ? 0 : x0,
-      x0 + p.kw > p.in_w ? p.in_w : x0 + p.kw};
+  return Window{y0 < 0 ? 0 : y0, y0 + p.kh > p.in_h ? p.in_h : y0 + p.kh, x0 < 0 ? 0 : x0,
+                x0 + p.kw > p.in_w ? p.in_w : x0 + p.kw};
 }
 
 /* Output element (oc, oy, ox) of one image; `in` is that image's dense [C][H][W] FP32 input. */

@@ -16,8 +16,8 @@ std::string check_all (const std::vector<TensorSpec> &specs, const char *kind)
       continue; /* parse_model refuses impossible tensors itself */
     const std::string why = layout_check::compare (v);
     if (!why.empty ())
-      return std::string ("the layout header disagrees with the format oracle on ") + kind + " '" + specs[i].name
-          + "' (" + tensor::layout_name (v.layout) + "): " + why;
+      return std::string ("the layout header disagrees with the format oracle on ") + kind + " '" +
+             specs[i].name + "' (" + tensor::layout_name (v.layout) + "): " + why;
   }
   return "";
 }

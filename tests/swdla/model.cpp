@@ -23,8 +23,8 @@ class Reader {
   {
     if (pos_ + 4 > size_)
       return false;
-    *v = uint32_t (data_[pos_]) | uint32_t (data_[pos_ + 1]) << 8 | uint32_t (data_[pos_ + 2]) << 16
-        | uint32_t (data_[pos_ + 3]) << 24;
+    *v = uint32_t (data_[pos_]) | uint32_t (data_[pos_ + 1]) << 8 | uint32_t (data_[pos_ + 2]) << 16 |
+         uint32_t (data_[pos_ + 3]) << 24;
     pos_ += 4;
     return true;
   }
@@ -107,12 +107,13 @@ bool check_tensor (const TensorSpec &t, const char *what, std::string *why)
   const std::string where = std::string (what) + " '" + t.name + "'";
   if (t.name.empty () || t.name.size () >= kNameBytes)
     return fail (why, where + ": name must have 1.." + std::to_string (kNameBytes - 1) + " characters");
-  if (t.n < 1 || t.n > kMaxBatch || t.c < 1 || t.c > kMaxDim || t.h < 1 || t.h > kMaxDim || t.w < 1 || t.w > kMaxDim)
+  if (t.n < 1 || t.n > kMaxBatch || t.c < 1 || t.c > kMaxDim || t.h < 1 || t.h > kMaxDim || t.w < 1 ||
+      t.w > kMaxDim)
     return fail (why, where + ": dims out of range");
   tensor::View v;
   if (!t.view (&v))
-    return fail (why, where + ": " + tensor::layout_name (t.layout) + " cannot hold " + tensor::elem_type_name (t.type)
-        + " with " + std::to_string (t.c) + " channels");
+    return fail (why, where + ": " + tensor::layout_name (t.layout) + " cannot hold " +
+                          tensor::elem_type_name (t.type) + " with " + std::to_string (t.c) + " channels");
   if (t.type == tensor::ElemType::kInt8 && !(t.scale > 0.f && t.scale < 1e30f))
     return fail (why, where + ": INT8 needs a positive scale");
   return true;
@@ -123,19 +124,30 @@ bool check_tensor (const TensorSpec &t, const char *what, std::string *why)
 const char *layer_name (LayerKind k)
 {
   switch (k) {
-    case LayerKind::kConv: return "conv";
-    case LayerKind::kRelu: return "relu";
-    case LayerKind::kMaxPool: return "maxpool";
-    case LayerKind::kAvgPool: return "avgpool";
-    case LayerKind::kGlobalAvgPool: return "gap";
-    case LayerKind::kFullyConnected: return "fc";
-    case LayerKind::kSoftmax: return "softmax";
-    case LayerKind::kAdaptiveAvgPool: return "adaptive_avgpool";
+    case LayerKind::kConv:
+      return "conv";
+    case LayerKind::kRelu:
+      return "relu";
+    case LayerKind::kMaxPool:
+      return "maxpool";
+    case LayerKind::kAvgPool:
+      return "avgpool";
+    case LayerKind::kGlobalAvgPool:
+      return "gap";
+    case LayerKind::kFullyConnected:
+      return "fc";
+    case LayerKind::kSoftmax:
+      return "softmax";
+    case LayerKind::kAdaptiveAvgPool:
+      return "adaptive_avgpool";
   }
   return "unknown";
 }
 
-bool TensorSpec::view (tensor::View *out) const { return tensor::make_view (layout, type, n, c, h, w, out); }
+bool TensorSpec::view (tensor::View *out) const
+{
+  return tensor::make_view (layout, type, n, c, h, w, out);
+}
 
 int64_t Model::max_activation () const
 {
@@ -168,30 +180,32 @@ bool infer_shapes (Model *model, std::string *why)
   if (!check_tensor (model->outputs[0], "output", why))
     return false;
   const TensorSpec &in = model->inputs[0];
-  model->shapes.assign (1, Shape {in.c, in.h, in.w});
+  model->shapes.assign (1, Shape{in.c, in.h, in.w});
   for (size_t i = 0; i < model->layers.size (); ++i) {
     const Layer &l = model->layers[i];
     const Shape s = model->shapes.back ();
-    const std::string where = "layer " + std::to_string (i) + " (" + layer_name (l.kind) + ", input " + dims (s) + ")";
+    const std::string where =
+        "layer " + std::to_string (i) + " (" + layer_name (l.kind) + ", input " + dims (s) + ")";
     Shape o = s;
     switch (l.kind) {
       case LayerKind::kConv:
       case LayerKind::kMaxPool:
       case LayerKind::kAvgPool: {
-        if (l.kh < 1 || l.kw < 1 || l.sy < 1 || l.sx < 1 || l.py < 0 || l.px < 0 || l.py >= l.kh || l.px >= l.kw)
+        if (l.kh < 1 || l.kw < 1 || l.sy < 1 || l.sx < 1 || l.py < 0 || l.px < 0 || l.py >= l.kh ||
+            l.px >= l.kw)
           return fail (why, where + ": kernel >= 1, stride >= 1, 0 <= padding < kernel");
         const int64_t oh = (s.h + 2 * l.py - l.kh) / l.sy + 1, ow = (s.w + 2 * l.px - l.kw) / l.sx + 1;
         if (s.h + 2 * l.py < l.kh || s.w + 2 * l.px < l.kw)
           return fail (why, where + ": kernel larger than the padded input");
-        o = Shape {s.c, oh, ow};
+        o = Shape{s.c, oh, ow};
         if (l.kind == LayerKind::kConv) {
           if (l.out_c < 1 || l.out_c > kMaxDim)
             return fail (why, where + ": conv needs 1.." + std::to_string (kMaxDim) + " output channels");
           o.c = l.out_c;
           if (int64_t (l.weights.size ()) != int64_t (l.out_c) * s.c * l.kh * l.kw)
-            return fail (why, where + ": conv needs out_c*in_c*kh*kw = "
-                + std::to_string (int64_t (l.out_c) * s.c * l.kh * l.kw) + " weights, has "
-                + std::to_string (l.weights.size ()));
+            return fail (why, where + ": conv needs out_c*in_c*kh*kw = " +
+                                  std::to_string (int64_t (l.out_c) * s.c * l.kh * l.kw) + " weights, has " +
+                                  std::to_string (l.weights.size ()));
         }
         break;
       }
@@ -199,28 +213,29 @@ bool infer_shapes (Model *model, std::string *why)
       case LayerKind::kSoftmax:
         break;
       case LayerKind::kGlobalAvgPool:
-        o = Shape {s.c, 1, 1};
+        o = Shape{s.c, 1, 1};
         break;
       case LayerKind::kAdaptiveAvgPool:
         if (l.out_h < 1 || l.out_w < 1 || l.out_h > s.h || l.out_w > s.w)
           return fail (why, where + ": adaptive pool needs 1 <= out_h <= h and 1 <= out_w <= w");
-        o = Shape {s.c, l.out_h, l.out_w};
+        o = Shape{s.c, l.out_h, l.out_w};
         break;
       case LayerKind::kFullyConnected:
         if (l.out_c < 1 || l.out_c > kMaxDim)
           return fail (why, where + ": fc needs 1.." + std::to_string (kMaxDim) + " outputs");
         if (int64_t (l.weights.size ()) != int64_t (l.out_c) * s.count ())
-          return fail (why, where + ": fc needs out*in = " + std::to_string (int64_t (l.out_c) * s.count ())
-              + " weights, has " + std::to_string (l.weights.size ()));
-        o = Shape {l.out_c, 1, 1};
+          return fail (why, where + ": fc needs out*in = " + std::to_string (int64_t (l.out_c) * s.count ()) +
+                                " weights, has " + std::to_string (l.weights.size ()));
+        o = Shape{l.out_c, 1, 1};
         break;
       default:
         return fail (why, where + ": unknown layer kind " + std::to_string (uint32_t (l.kind)));
     }
-    if ((l.kind == LayerKind::kConv || l.kind == LayerKind::kFullyConnected) && !l.bias.empty ()
-        && int64_t (l.bias.size ()) != l.out_c)
+    if ((l.kind == LayerKind::kConv || l.kind == LayerKind::kFullyConnected) && !l.bias.empty () &&
+        int64_t (l.bias.size ()) != l.out_c)
       return fail (why, where + ": bias needs " + std::to_string (l.out_c) + " values");
-    if (l.kind != LayerKind::kConv && l.kind != LayerKind::kFullyConnected && (!l.weights.empty () || !l.bias.empty ()))
+    if (l.kind != LayerKind::kConv && l.kind != LayerKind::kFullyConnected &&
+        (!l.weights.empty () || !l.bias.empty ()))
       return fail (why, where + ": this layer takes no weights");
     if (o.count () * in.n > kMaxActivation)
       return fail (why, where + ": activation too large");
@@ -229,9 +244,10 @@ bool infer_shapes (Model *model, std::string *why)
   const TensorSpec &out = model->outputs[0];
   const Shape &last = model->shapes.back ();
   if (out.n != in.n || out.c != last.c || out.h != last.h || out.w != last.w)
-    return fail (why, "output '" + out.name + "' is " + std::to_string (out.n) + "x" + std::to_string (out.c) + "x"
-        + std::to_string (out.h) + "x" + std::to_string (out.w) + " but the layers produce "
-        + std::to_string (in.n) + "x" + dims (last));
+    return fail (why, "output '" + out.name + "' is " + std::to_string (out.n) + "x" +
+                          std::to_string (out.c) + "x" + std::to_string (out.h) + "x" +
+                          std::to_string (out.w) + " but the layers produce " + std::to_string (in.n) + "x" +
+                          dims (last));
   return true;
 }
 
@@ -246,20 +262,21 @@ bool parse_model (const uint8_t *data, size_t size, Model *out, std::string *why
   Reader r (data, size);
   r.seek (8);
   uint32_t version = 0, header = 0, n_in = 0, n_out = 0, n_layers = 0, file_bytes = 0;
-  if (!r.u32 (&version) || !r.u32 (&header) || !r.u32 (&n_in) || !r.u32 (&n_out) || !r.u32 (&n_layers)
-      || !r.u32 (&file_bytes))
+  if (!r.u32 (&version) || !r.u32 (&header) || !r.u32 (&n_in) || !r.u32 (&n_out) || !r.u32 (&n_layers) ||
+      !r.u32 (&file_bytes))
     return fail (why, "truncated header (" + std::to_string (size) + " bytes)");
   if (version != kFormatVersion)
-    return fail (why, "format version " + std::to_string (version) + ", this swdla reads version "
-        + std::to_string (kFormatVersion));
+    return fail (why, "format version " + std::to_string (version) + ", this swdla reads version " +
+                          std::to_string (kFormatVersion));
   if (header != kHeaderBytes)
-    return fail (why, "header size " + std::to_string (header) + ", expected " + std::to_string (kHeaderBytes));
+    return fail (why,
+                 "header size " + std::to_string (header) + ", expected " + std::to_string (kHeaderBytes));
   if (file_bytes != size)
-    return fail (why, "the header says " + std::to_string (file_bytes) + " bytes, the buffer has "
-        + std::to_string (size) + (size < file_bytes ? " (truncated)" : " (trailing bytes)"));
+    return fail (why, "the header says " + std::to_string (file_bytes) + " bytes, the buffer has " +
+                          std::to_string (size) + (size < file_bytes ? " (truncated)" : " (trailing bytes)"));
   if (n_in < 1 || n_in > kMaxTensors || n_out < 1 || n_out > kMaxTensors || n_layers > kMaxLayers)
-    return fail (why, "implausible counts: " + std::to_string (n_in) + " inputs, " + std::to_string (n_out)
-        + " outputs, " + std::to_string (n_layers) + " layers");
+    return fail (why, "implausible counts: " + std::to_string (n_in) + " inputs, " + std::to_string (n_out) +
+                          " outputs, " + std::to_string (n_layers) + " layers");
   Model m;
   for (uint32_t i = 0; i < n_in + n_out; ++i) {
     char name[kNameBytes + 1] = {};
@@ -274,8 +291,8 @@ bool parse_model (const uint8_t *data, size_t size, Model *out, std::string *why
       if (!r.u32 (&v))
         return fail (why, "truncated tensor record");
     if (f[0] > 3 || f[1] > 1)
-      return fail (why, "tensor '" + std::string (name) + "': unknown layout " + std::to_string (f[0]) + " or type "
-          + std::to_string (f[1]));
+      return fail (why, "tensor '" + std::string (name) + "': unknown layout " + std::to_string (f[0]) +
+                            " or type " + std::to_string (f[1]));
     TensorSpec t;
     t.name = name;
     t.layout = tensor::Layout (f[0]);
@@ -301,10 +318,9 @@ bool parse_model (const uint8_t *data, size_t size, Model *out, std::string *why
       return fail (why, "layer " + std::to_string (i) + ": unknown weight type " + std::to_string (p[9]));
     const size_t esz = p[9] == 1 ? 2 : 4;
     const uint64_t data_bytes = (uint64_t (nw) + nb) * esz;
-    if (bytes < kLayerFixedBytes || start + uint64_t (bytes) > size
-        || kLayerFixedBytes + data_bytes > bytes)
-      return fail (why, "layer " + std::to_string (i) + ": record of " + std::to_string (bytes)
-          + " bytes does not fit the file or its " + std::to_string (nw + nb) + " values");
+    if (bytes < kLayerFixedBytes || start + uint64_t (bytes) > size || kLayerFixedBytes + data_bytes > bytes)
+      return fail (why, "layer " + std::to_string (i) + ": record of " + std::to_string (bytes) +
+                            " bytes does not fit the file or its " + std::to_string (nw + nb) + " values");
     Layer l;
     l.kind = LayerKind (kind);
     l.out_c = int32_t (p[0]);

@@ -107,8 +107,8 @@ bool parse_call_faults (const std::string &text, std::vector<CallFault> *out, st
   for (const std::string &rule : split (text, ',')) {
     const auto f = split (rule, ':');
     CallFault c;
-    if (f.size () != 3 || f[0].rfind ("cudla", 0) != 0 || !parse_u64 (f[1], &c.nth) || c.nth == 0
-        || !parse_status (f[2], &c.status)) {
+    if (f.size () != 3 || f[0].rfind ("cudla", 0) != 0 || !parse_u64 (f[1], &c.nth) || c.nth == 0 ||
+        !parse_status (f[2], &c.status)) {
       if (why)
         *why = "'" + rule + "': expected <entry point>:<nth, from 1>:<status number or name>";
       return false;
@@ -122,7 +122,8 @@ bool parse_call_faults (const std::string &text, std::vector<CallFault> *out, st
 bool parse_task_fault (const std::string &text, bool value_required, TaskFault *out, std::string *why)
 {
   const auto f = split (text, ':');
-  bool ok = (f.size () == 2 || (f.size () == 1 && !value_required)) && parse_u64 (f[0], &out->nth) && out->nth > 0;
+  bool ok =
+      (f.size () == 2 || (f.size () == 1 && !value_required)) && parse_u64 (f[0], &out->nth) && out->nth > 0;
   out->value = 0;
   int32_t v = 0; /* a status (number or name), or milliseconds */
   if (ok && f.size () == 2) {
@@ -211,9 +212,18 @@ TaskPlan Faults::on_task ()
   return plan;
 }
 
-int num_cores () { return int (env_int ("SWDLA_NUM_CORES", 2, 1, 16)); }
-int64_t service_us () { return env_int ("SWDLA_SERVICE_US", 0, 0, 10000000); }
-bool log_enabled () { return env_int ("SWDLA_LOG", 0, 0, 1) != 0; }
+int num_cores ()
+{
+  return int (env_int ("SWDLA_NUM_CORES", 2, 1, 16));
+}
+int64_t service_us ()
+{
+  return env_int ("SWDLA_SERVICE_US", 0, 0, 10000000);
+}
+bool log_enabled ()
+{
+  return env_int ("SWDLA_LOG", 0, 0, 1) != 0;
+}
 
 void warn_bad_env (const char *var, const std::string &value, const std::string &why)
 {

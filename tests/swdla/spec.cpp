@@ -24,7 +24,10 @@ struct ParseError {
   std::string msg;
 };
 
-[[noreturn]] void error (const std::string &msg) { throw ParseError {msg}; }
+[[noreturn]] void error (const std::string &msg)
+{
+  throw ParseError{msg};
+}
 
 /* splitmix64: the same numbers on every platform. */
 struct Rng {
@@ -104,7 +107,8 @@ void no_leftovers (const Keys &k)
 
 tensor::Layout layout_of (const std::string &s)
 {
-  for (auto l : {tensor::Layout::kChw16, tensor::Layout::kChw32, tensor::Layout::kDlaLinear, tensor::Layout::kDlaHwc4})
+  for (auto l :
+       {tensor::Layout::kChw16, tensor::Layout::kChw32, tensor::Layout::kDlaLinear, tensor::Layout::kDlaHwc4})
     if (s == tensor::layout_name (l))
       return l;
   error ("unknown layout '" + s + "' (chw16, chw32, dla_linear, dla_hwc4)");
@@ -136,7 +140,7 @@ void init_weights (Layer *l, int64_t fan_in, Keys &k)
     for (int64_t i = 0; i < fan_in; ++i)
       l->weights[size_t (i * fan_in + i)] = 1.f;
   } else if (init == "random") {
-    Rng rng {uint64_t (integer (take (k, "seed")))};
+    Rng rng{uint64_t (integer (take (k, "seed")))};
     /* Default range keeps the output variance near the input's (uniform, fan-in scaled). */
     const double a = k.count ("range") ? number (take (k, "range")) : std::sqrt (3.0 / double (fan_in));
     l->weights.resize (size_t (count));
@@ -307,7 +311,7 @@ bool build_spec (const std::string &text, std::vector<SpecOutput> *out, std::str
         if (!(in >> name))
           error ("model needs a name");
         Keys k = parse_keys (in);
-        cur = Draft {};
+        cur = Draft{};
         if (k.count ("base")) {
           const std::string base = take (k, "base");
           if (!drafts.count (base))

@@ -15,7 +15,8 @@ void announce ()
 {
   static std::once_flag once;
   std::call_once (once, [] {
-    std::fprintf (stderr,
+    std::fprintf (
+        stderr,
         "swdla: cuDLA calls are answered by swdla, a software DLA for tests (tests/swdla); results come from "
         "software, not from a DLA\n");
   });
@@ -23,7 +24,10 @@ void announce ()
 
 }  // namespace
 
-State::~State () { shutting_down = true; }
+State::~State ()
+{
+  shutting_down = true;
+}
 
 TaskEvent::~TaskEvent ()
 {
@@ -41,7 +45,10 @@ cudaError_t TaskEvent::record (cudaStream_t stream)
   return cudaEventRecord (event_, stream);
 }
 
-bool TaskEvent::done () const { return !event_ || cudaEventQuery (event_) != cudaErrorNotReady; }
+bool TaskEvent::done () const
+{
+  return !event_ || cudaEventQuery (event_) != cudaErrorNotReady;
+}
 
 StatusWord::~StatusWord ()
 {
@@ -77,13 +84,20 @@ bool poisoned ()
   return s.poison_ready && s.poison.read () != 0;
 }
 
-bool known (cudlaDevHandle handle) { return handle && state ().handles.count (handle) != 0; }
-bool known (cudlaModule module) { return module && state ().modules.count (module) != 0; }
+bool known (cudlaDevHandle handle)
+{
+  return handle && state ().handles.count (handle) != 0;
+}
+bool known (cudlaModule module)
+{
+  return module && state ().modules.count (module) != 0;
+}
 
 cudlaStatus cuda_usable (const Call &call)
 {
   if (poisoned ())
-    return call.refuse (cudlaErrorCuda, "CUDA is unusable after an external-device error (911) in this process");
+    return call.refuse (cudlaErrorCuda,
+                        "CUDA is unusable after an external-device error (911) in this process");
   std::string why;
   switch (current_context (&why)) {
     case ContextState::kPrimary:
@@ -118,7 +132,7 @@ cudlaStatus Call::refuse (cudlaStatus status, const std::string &why) const
 bool cudlaDevHandle_t::busy ()
 {
   pending.erase (std::remove_if (pending.begin (), pending.end (), [] (const auto &e) { return e->done (); }),
-      pending.end ());
+                 pending.end ());
   return !pending.empty ();
 }
 
@@ -133,7 +147,10 @@ swdla::TaskEventPtr cudlaDevHandle_t::spare_event ()
 
 extern "C" {
 
-__attribute__ ((visibility ("default"))) const char *swdlaBackendName (void) { return "swdla"; }
+__attribute__ ((visibility ("default"))) const char *swdlaBackendName (void)
+{
+  return "swdla";
+}
 
 __attribute__ ((visibility ("default"))) int swdlaExternalDeviceError (void)
 {

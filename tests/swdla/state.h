@@ -12,19 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "settings.h"
 #include "cuda_executor.h"
 #include "cudla_abi.h"
 #include "model.h"
+#include "settings.h"
 
 namespace swdla {
 
 constexpr int kMaxCores = 16;
-constexpr int kHandlesPerCore = 16;             /* "16 cuDLA device handles per DLA HW instance" */
-constexpr size_t kMaxRegistrations = 4096;      /* per handle; the real limit is undocumented */
-constexpr uint32_t kDefaultTimeoutMs = 30000;   /* reference 4.5 */
+constexpr int kHandlesPerCore = 16;                  /* "16 cuDLA device handles per DLA HW instance" */
+constexpr size_t kMaxRegistrations = 4096;           /* per handle; the real limit is undocumented */
+constexpr uint32_t kDefaultTimeoutMs = 30000;        /* reference 4.5 */
 constexpr uint64_t kDlaBase = 0xD1A0000000000000ull; /* DLA addresses: never valid CPU/GPU pointers */
-constexpr int32_t kExternalDeviceError = 911;   /* cudaErrorExternalDevice */
+constexpr int32_t kExternalDeviceError = 911;        /* cudaErrorExternalDevice */
 
 /* Completion of one task on its stream (an event recorded after it). */
 class TaskEvent {
@@ -77,11 +77,11 @@ struct cudlaDevHandle_t {
   int core = 0;
   uint32_t timeout_ms = swdla::kDefaultTimeoutMs;
   cudlaModule_t *module = nullptr;
-  bool loaded_once = false; /* a handle loads one loadable in its lifetime */
+  bool loaded_once = false;                              /* a handle loads one loadable in its lifetime */
   std::map<uint64_t, swdla::Registration> registrations; /* by DLA address */
   std::vector<swdla::TaskEventPtr> pending;
   std::vector<swdla::TaskEventPtr> events; /* every event its tasks recorded, to record again */
-  swdla::StatusWord status; /* what cudlaGetLastError returns */
+  swdla::StatusWord status;                /* what cudlaGetLastError returns */
 
   bool busy (); /* any task still in flight (prunes finished ones) */
   /* An event for the next task: one nothing refers to any more (no core, registration or pending
@@ -94,7 +94,7 @@ namespace swdla {
 struct Core {
   int handles = 0;
   uint64_t tasks = 0; /* tasks queued on this core since load (swdlaCoreTaskCount, tests only) */
-  TaskEventPtr last; /* the core's latest task: the next one waits for it (one task at a time) */
+  TaskEventPtr last;  /* the core's latest task: the next one waits for it (one task at a time) */
 };
 
 struct State {

@@ -6,7 +6,7 @@ namespace {
 __device__ uint64_t global_ns ()
 {
   uint64_t t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
 

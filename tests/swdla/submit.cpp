@@ -19,11 +19,11 @@ namespace {
 /* CPU time the callers' threads spent inside cudlaSubmitTask: the software DLA's own host work
  * (checks, launching the network's kernels). A real submit also costs CPU (its checks, the
  * ioctl), so what benchmarks take out with this is an upper bound of what is not the caller's. */
-std::atomic<uint64_t> submit_cpu_ns {0};
+std::atomic<uint64_t> submit_cpu_ns{0};
 
 uint64_t thread_cpu_ns ()
 {
-  timespec ts {};
+  timespec ts{};
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return uint64_t (ts.tv_sec) * 1000000000u + uint64_t (ts.tv_nsec);
 }
@@ -46,7 +46,10 @@ std::string hex (uint64_t v)
 }
 
 /* "task 0: ", "task 0: input 1": built only when a refusal needs them. */
-std::string task_prefix (uint32_t task) { return "task " + std::to_string (task) + ": "; }
+std::string task_prefix (uint32_t task)
+{
+  return "task " + std::to_string (task) + ": ";
+}
 std::string tensor_label (uint32_t task, const char *kind, uint32_t i)
 {
   return task_prefix (task) + kind + " " + std::to_string (i);
@@ -54,7 +57,7 @@ std::string tensor_label (uint32_t task, const char *kind, uint32_t i)
 
 /* The registration a task pointer names, or a refusal explaining what the pointer is instead. */
 cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr, const swdla::TensorSpec &t,
-    uint32_t task, const char *kind, uint32_t i, swdla::Registration **out)
+                     uint32_t task, const char *kind, uint32_t i, swdla::Registration **out)
 {
   const uint64_t addr = reinterpret_cast<uintptr_t> (ptr);
   auto it = h->registrations.find (addr);
@@ -62,24 +65,31 @@ cudlaStatus resolve (const Call &call, cudlaDevHandle_t *h, const uint64_t *ptr,
     const std::string what = tensor_label (task, kind, i);
     for (auto &kv : h->registrations)
       if (kv.second.cuda_ptr == ptr)
-        return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr)
-            + " is the CUDA pointer; tasks take the DLA pointer cudlaMemRegister returned (" + hex (kv.first) + ")");
+        return call.refuse (
+            cudlaErrorInvalidAddress,
+            what + " " + hex (addr) +
+                " is the CUDA pointer; tasks take the DLA pointer cudlaMemRegister returned (" +
+                hex (kv.first) + ")");
     for (cudlaDevHandle_t *other : state ().handles)
       if (other->registrations.count (addr))
-        return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr) + " is registered on another handle");
-    return call.refuse (cudlaErrorInvalidAddress, what + " " + hex (addr) + " is not registered on this handle");
+        return call.refuse (cudlaErrorInvalidAddress,
+                            what + " " + hex (addr) + " is registered on another handle");
+    return call.refuse (cudlaErrorInvalidAddress,
+                        what + " " + hex (addr) + " is not registered on this handle");
   }
   tensor::View v;
   t.view (&v);
   if (it->second.size < size_t (v.size))
-    return call.refuse (cudlaErrorInvalidAddress, tensor_label (task, kind, i) + " registered with "
-        + std::to_string (it->second.size) + " bytes, the descriptor of '" + t.name + "' needs "
-        + std::to_string (v.size));
+    return call.refuse (cudlaErrorInvalidAddress, tensor_label (task, kind, i) + " registered with " +
+                                                      std::to_string (it->second.size) +
+                                                      " bytes, the descriptor of '" + t.name + "' needs " +
+                                                      std::to_string (v.size));
   *out = &it->second;
   return cudlaSuccess;
 }
 
-cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &task, uint32_t index, Resolved *r)
+cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &task, uint32_t index,
+                        Resolved *r)
 {
   const auto at = [index] { return task_prefix (index); };
   if (!swdla::known (task.moduleHandle))
@@ -87,13 +97,14 @@ cudlaStatus check_task (const Call &call, cudlaDevHandle_t *h, const cudlaTask &
   if (task.moduleHandle->owner != h)
     return call.refuse (cudlaErrorInvalidModule, at () + "the module was loaded on another handle");
   if (task.waitEvents || task.signalEvents)
-    return call.refuse (
-        cudlaErrorUnsupportedOperation, at () + "wait/signal events are standalone-only (NULL in hybrid)");
+    return call.refuse (cudlaErrorUnsupportedOperation,
+                        at () + "wait/signal events are standalone-only (NULL in hybrid)");
   const swdla::Model &m = task.moduleHandle->model;
   if (task.numInputTensors != m.inputs.size () || task.numOutputTensors != m.outputs.size ())
-    return call.refuse (cudlaErrorInvalidParam, at () + std::to_string (task.numInputTensors) + " inputs / "
-        + std::to_string (task.numOutputTensors) + " outputs, the module has " + std::to_string (m.inputs.size ())
-        + " / " + std::to_string (m.outputs.size ()));
+    return call.refuse (cudlaErrorInvalidParam,
+                        at () + std::to_string (task.numInputTensors) + " inputs / " +
+                            std::to_string (task.numOutputTensors) + " outputs, the module has " +
+                            std::to_string (m.inputs.size ()) + " / " + std::to_string (m.outputs.size ()));
   if (!task.inputTensor || !task.outputTensor)
     return call.refuse (cudlaErrorInvalidParam, at () + "inputTensor or outputTensor is NULL");
   r->module = task.moduleHandle;
@@ -124,8 +135,10 @@ cudlaStatus check_input_padding (const swdla::Call &call, const Resolved &r, cud
     if (err == cudaSuccess)
       err = cudaMemcpy (bytes.data (), r.inputs[i]->cuda_ptr, bytes.size (), cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
-      return call.refuse (cudlaErrorCuda, std::string ("reading the input back failed: ") + cudaGetErrorName (err));
-    const std::string why = swdla::input_padding_problem (r.module->model.inputs[i], bytes.data (), bytes.size ());
+      return call.refuse (cudlaErrorCuda,
+                          std::string ("reading the input back failed: ") + cudaGetErrorName (err));
+    const std::string why =
+        swdla::input_padding_problem (r.module->model.inputs[i], bytes.data (), bytes.size ());
     if (!why.empty ())
       return call.refuse (cudlaErrorInvalidParam, "layout check (SWDLA_CHECK_LAYOUT): " + why);
   }
@@ -189,7 +202,7 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
 }  // namespace
 
 extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cudlaTask *const ptrToTasks,
-    uint32_t const numTasks, void *const stream, uint32_t const flags)
+                                        uint32_t const numTasks, void *const stream, uint32_t const flags)
 {
   const CountCpu count;
   const Call call ("cudlaSubmitTask");
@@ -200,13 +213,15 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
     return call.refuse (cudlaErrorInvalidDevice, "unknown device handle");
   if (!ptrToTasks || numTasks == 0)
     return call.refuse (cudlaErrorInvalidParam, "no tasks (ptrToTasks NULL or numTasks 0)");
-  const uint32_t known_flags = CUDLA_SUBMIT_NOOP | CUDLA_SUBMIT_SKIP_LOCK_ACQUIRE | CUDLA_SUBMIT_DIAGNOSTICS_TASK;
+  const uint32_t known_flags =
+      CUDLA_SUBMIT_NOOP | CUDLA_SUBMIT_SKIP_LOCK_ACQUIRE | CUDLA_SUBMIT_DIAGNOSTICS_TASK;
   if (flags & ~known_flags)
     return call.refuse (cudlaErrorInvalidParam, "unknown submission flags " + hex (flags));
   if (flags & CUDLA_SUBMIT_DIAGNOSTICS_TASK)
     return call.refuse (cudlaErrorUnsupportedOperation, "diagnostics tasks are not emulated");
   if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread)
-    return call.refuse (cudlaErrorInvalidParam, "hybrid mode needs a created CUDA stream, not NULL/the default stream");
+    return call.refuse (cudlaErrorInvalidParam,
+                        "hybrid mode needs a created CUDA stream, not NULL/the default stream");
   const cudlaStatus usable = swdla::cuda_usable (call);
   if (usable != cudlaSuccess)
     return usable;
@@ -215,10 +230,12 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
   const cudaError_t qerr = cudaStreamIsCapturing (s, &capture);
   if (qerr != cudaSuccess) {
     cudaGetLastError ();
-    return call.refuse (cudlaErrorInvalidParam, std::string ("not a usable stream: ") + cudaGetErrorName (qerr));
+    return call.refuse (cudlaErrorInvalidParam,
+                        std::string ("not a usable stream: ") + cudaGetErrorName (qerr));
   }
   if (capture != cudaStreamCaptureStatusNone)
-    return call.refuse (cudlaErrorUnsupportedOperation, "the stream is capturing (no CUDA graphs with DLA tasks)");
+    return call.refuse (cudlaErrorUnsupportedOperation,
+                        "the stream is capturing (no CUDA graphs with DLA tasks)");
   std::vector<Resolved> tasks (numTasks);
   for (uint32_t i = 0; i < numTasks; ++i) {
     const cudlaStatus st = check_task (call, devHandle, ptrToTasks[i], i, &tasks[i]);
@@ -234,9 +251,13 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
   for (const Resolved &r : tasks) {
     const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0);
     if (err != cudaSuccess)
-      return call.refuse (cudlaErrorCuda, std::string ("queueing the task failed: ") + cudaGetErrorName (err));
+      return call.refuse (cudlaErrorCuda,
+                          std::string ("queueing the task failed: ") + cudaGetErrorName (err));
   }
   return cudlaSuccess;
 }
 
-extern "C" uint64_t swdlaSubmitCpuNs (void) { return submit_cpu_ns.load (); }
+extern "C" uint64_t swdlaSubmitCpuNs (void)
+{
+  return submit_cpu_ns.load ();
+}

@@ -9,13 +9,14 @@
  *                                          and the Orin kit's expected results use this)
  *   swdla-tool info MODEL                  descriptors (default reading) and layers
  */
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "cpu_executor.h"
 #include "descriptors.h"
@@ -138,7 +139,7 @@ int run_dense (const char *model, const char *out_path, const char *in_path)
   std::vector<uint8_t> packed (size_t (iv.size)), result (size_t (ov.size));
   swdla::pack_tensor (in, values.data (), packed.data ());
   std::vector<std::vector<uint8_t>> extra;
-  std::vector<const uint8_t *> ptrs {packed.data ()};
+  std::vector<const uint8_t *> ptrs{packed.data ()};
   for (size_t i = 1; i < m.inputs.size (); ++i) { /* declared, never read */
     tensor::View v;
     m.inputs[i].view (&v);
@@ -159,19 +160,21 @@ int info (const std::string &path)
     cudlaModuleTensorDescriptor d;
     swdla::fill_descriptor (t, swdla::kReadingOrin, &d);
     /* n..w as the descriptor reads them (c may be the padded count); dims: the network's own. */
-    std::printf ("%s %s: %s %s n=%llu c=%llu h=%llu w=%llu size=%llu fmt=%u type=%u cat=%u pix=%u stride=%u,%u,%u,%u"
-                 " scale=%g dims=%lldx%lldx%lldx%lld\n",
-        what, d.name, tensor::layout_name (t.layout), tensor::elem_type_name (t.type), (unsigned long long) d.n,
-        (unsigned long long) d.c, (unsigned long long) d.h, (unsigned long long) d.w, (unsigned long long) d.size,
-        d.dataFormat, d.dataType, d.dataCategory, d.pixelFormat, d.stride[0], d.stride[1], d.stride[2], d.stride[3],
-        double (t.scale), (long long) t.n, (long long) t.c, (long long) t.h, (long long) t.w);
+    std::printf (
+        "%s %s: %s %s n=%llu c=%llu h=%llu w=%llu size=%llu fmt=%u type=%u cat=%u pix=%u stride=%u,%u,%u,%u"
+        " scale=%g dims=%lldx%lldx%lldx%lld\n",
+        what, d.name, tensor::layout_name (t.layout), tensor::elem_type_name (t.type),
+        (unsigned long long)d.n, (unsigned long long)d.c, (unsigned long long)d.h, (unsigned long long)d.w,
+        (unsigned long long)d.size, d.dataFormat, d.dataType, d.dataCategory, d.pixelFormat, d.stride[0],
+        d.stride[1], d.stride[2], d.stride[3], double (t.scale), (long long)t.n, (long long)t.c,
+        (long long)t.h, (long long)t.w);
   };
   for (const auto &t : m.inputs)
     print ("input", t);
   print ("output", m.outputs[0]);
   for (size_t i = 0; i < m.layers.size (); ++i)
     std::printf ("layer %zu: %s -> %lldx%lldx%lld\n", i, swdla::layer_name (m.layers[i].kind),
-        (long long) m.shapes[i + 1].c, (long long) m.shapes[i + 1].h, (long long) m.shapes[i + 1].w);
+                 (long long)m.shapes[i + 1].c, (long long)m.shapes[i + 1].h, (long long)m.shapes[i + 1].w);
   return 0;
 }
 
@@ -188,6 +191,7 @@ int main (int argc, char **argv)
     return run_dense (argv[2], argv[3], argv[4]);
   if (cmd == "info" && argc == 3)
     return info (argv[2]);
-  std::cerr << "usage: swdla-tool build SPEC OUTDIR STAMP | run MODEL OUTPUT INPUT... | run-dense MODEL OUT.f32 IN.f32 | info MODEL\n";
+  std::cerr << "usage: swdla-tool build SPEC OUTDIR STAMP | run MODEL OUTPUT INPUT... | run-dense MODEL "
+               "OUT.f32 IN.f32 | info MODEL\n";
   return 2;
 }

@@ -11,7 +11,7 @@ namespace {
 
 View view (Layout l, ElemType t, int64_t n, int64_t c, int64_t h, int64_t w)
 {
-  View v {};
+  View v{};
   EXPECT_TRUE (tensor::make_view (l, t, n, c, h, w, &v));
   return v;
 }
@@ -132,7 +132,7 @@ TEST (Layout, DlaHwc4)
 
 TEST (Layout, RefusesImpossibleCombinations)
 {
-  View v {};
+  View v{};
   EXPECT_FALSE (tensor::make_view (Layout::kChw16, ElemType::kInt8, 1, 3, 8, 8, &v));
   EXPECT_FALSE (tensor::make_view (Layout::kChw32, ElemType::kFp16, 1, 3, 8, 8, &v));
   EXPECT_FALSE (tensor::make_view (Layout::kDlaHwc4, ElemType::kFp16, 1, 2, 8, 8, &v));

@@ -1,10 +1,10 @@
 /* FP16 round-to-nearest-even and INT8 saturation against known bit patterns. */
+#include "numeric.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "numeric.h"
 
 using tensor::float_to_half;
 using tensor::half_to_float;
@@ -39,13 +39,13 @@ TEST (Fp16, RoundingTiesToEven)
 
 TEST (Fp16, Subnormals)
 {
-  EXPECT_EQ (float_to_half (std::ldexp (1.f, -24)), 0x0001);       /* smallest subnormal */
-  EXPECT_EQ (float_to_half (std::ldexp (1.f, -25)), 0x0000);       /* tie to even: 0 */
-  EXPECT_EQ (float_to_half (std::ldexp (1.5f, -25)), 0x0001);      /* above the tie */
-  EXPECT_EQ (float_to_half (std::ldexp (3.f, -25)), 0x0002);       /* 1.5 ulp tie -> 2 (even) */
-  EXPECT_EQ (float_to_half (std::ldexp (1.f, -14)), 0x0400);       /* smallest normal */
-  EXPECT_EQ (float_to_half (std::ldexp (1023.f, -24)), 0x03ff);    /* largest subnormal */
-  EXPECT_EQ (float_to_half (std::ldexp (2047.f, -25)), 0x0400);    /* rounds up into normal */
+  EXPECT_EQ (float_to_half (std::ldexp (1.f, -24)), 0x0001);    /* smallest subnormal */
+  EXPECT_EQ (float_to_half (std::ldexp (1.f, -25)), 0x0000);    /* tie to even: 0 */
+  EXPECT_EQ (float_to_half (std::ldexp (1.5f, -25)), 0x0001);   /* above the tie */
+  EXPECT_EQ (float_to_half (std::ldexp (3.f, -25)), 0x0002);    /* 1.5 ulp tie -> 2 (even) */
+  EXPECT_EQ (float_to_half (std::ldexp (1.f, -14)), 0x0400);    /* smallest normal */
+  EXPECT_EQ (float_to_half (std::ldexp (1023.f, -24)), 0x03ff); /* largest subnormal */
+  EXPECT_EQ (float_to_half (std::ldexp (2047.f, -25)), 0x0400); /* rounds up into normal */
   EXPECT_EQ (float_to_half (-std::ldexp (1.f, -24)), 0x8001);
   EXPECT_EQ (float_to_half (1e-10f), 0x0000);
   EXPECT_FLOAT_EQ (half_to_float (0x0001), std::ldexp (1.f, -24));
@@ -81,11 +81,11 @@ TEST (Int8, RoundAndSaturate)
   EXPECT_EQ (quantize_int8 (0.f, 0.1f), 0);
   EXPECT_EQ (quantize_int8 (1.f, 0.1f), 10);
   EXPECT_EQ (quantize_int8 (-1.f, 0.1f), -10);
-  EXPECT_EQ (quantize_int8 (0.25f, 0.5f), 0);  /* 0.5 ties to even: 0 */
-  EXPECT_EQ (quantize_int8 (0.75f, 0.5f), 2);  /* 1.5 ties to even: 2 */
+  EXPECT_EQ (quantize_int8 (0.25f, 0.5f), 0); /* 0.5 ties to even: 0 */
+  EXPECT_EQ (quantize_int8 (0.75f, 0.5f), 2); /* 1.5 ties to even: 2 */
   EXPECT_EQ (quantize_int8 (-0.75f, 0.5f), -2);
   EXPECT_EQ (quantize_int8 (12.7f, 0.1f), 127);
-  EXPECT_EQ (quantize_int8 (100.f, 0.1f), 127);  /* saturates */
+  EXPECT_EQ (quantize_int8 (100.f, 0.1f), 127); /* saturates */
   EXPECT_EQ (quantize_int8 (-100.f, 0.1f), -128);
   EXPECT_EQ (quantize_int8 (-12.85f, 0.1f), -128);
   EXPECT_EQ (quantize_int8 (std::numeric_limits<float>::infinity (), 1.f), 127);

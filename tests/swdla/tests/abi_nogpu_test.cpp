@@ -54,12 +54,26 @@ class AbiNoGpu : public testing::Test {
 
 TEST_F (AbiNoGpu, ExportsAllSixteenEntryPointsAndItsOwn)
 {
-  for (const char *name : {"cudlaGetVersion", "cudlaDeviceGetCount", "cudlaCreateDevice", "cudlaMemRegister",
-           "cudlaModuleLoadFromMemory", "cudlaModuleGetAttributes", "cudlaModuleUnload", "cudlaSubmitTask",
-           "cudlaDeviceGetAttribute", "cudlaMemUnregister", "cudlaGetLastError", "cudlaDestroyDevice",
-           "cudlaImportExternalMemory", "cudlaGetNvSciSyncAttributes", "cudlaImportExternalSemaphore",
-           "cudlaSetTaskTimeoutInMs", "swdlaBackendName", "swdlaExternalDeviceError", "swdlaLastRefusal",
-           "swdlaSubmitCpuNs"})
+  for (const char *name : {"cudlaGetVersion",
+                           "cudlaDeviceGetCount",
+                           "cudlaCreateDevice",
+                           "cudlaMemRegister",
+                           "cudlaModuleLoadFromMemory",
+                           "cudlaModuleGetAttributes",
+                           "cudlaModuleUnload",
+                           "cudlaSubmitTask",
+                           "cudlaDeviceGetAttribute",
+                           "cudlaMemUnregister",
+                           "cudlaGetLastError",
+                           "cudlaDestroyDevice",
+                           "cudlaImportExternalMemory",
+                           "cudlaGetNvSciSyncAttributes",
+                           "cudlaImportExternalSemaphore",
+                           "cudlaSetTaskTimeoutInMs",
+                           "swdlaBackendName",
+                           "swdlaExternalDeviceError",
+                           "swdlaLastRefusal",
+                           "swdlaSubmitCpuNs"})
     EXPECT_NE (lib ().sym<void *> (name), nullptr) << name;
   /* Nothing else leaks out (the CUDA runtime inside is static and hidden). */
   EXPECT_EQ (lib ().sym<void *> ("cudaMalloc"), nullptr);
@@ -67,7 +81,7 @@ TEST_F (AbiNoGpu, ExportsAllSixteenEntryPointsAndItsOwn)
 
 TEST_F (AbiNoGpu, IdentifiesItself)
 {
-  const auto name = lib ().sym<const char *(*) ()> ("swdlaBackendName");
+  const auto name = lib ().sym<const char *(*)()> ("swdlaBackendName");
   ASSERT_NE (name, nullptr);
   EXPECT_STREQ (name (), "swdla");
   const auto ext = lib ().sym<int (*) ()> ("swdlaExternalDeviceError");
@@ -99,7 +113,7 @@ TEST_F (AbiNoGpu, HybridOnlyAndCoreRange)
   EXPECT_EQ (FN (cudlaCreateDevice) (2, &h, CUDLA_CUDA_DLA), cudlaErrorInvalidParam); /* 2 cores: 0, 1 */
   EXPECT_EQ (FN (cudlaCreateDevice) (0, nullptr, CUDLA_CUDA_DLA), cudlaErrorInvalidParam);
   EXPECT_EQ (h, nullptr);
-  const auto refusal = lib ().sym<const char *(*) ()> ("swdlaLastRefusal");
+  const auto refusal = lib ().sym<const char *(*)()> ("swdlaLastRefusal");
   EXPECT_NE (std::string (refusal ()).find ("cudlaCreateDevice"), std::string::npos) << refusal ();
   uint64_t n = 0;
   EXPECT_EQ (FN (cudlaGetVersion) (&n), cudlaSuccess);
@@ -108,7 +122,8 @@ TEST_F (AbiNoGpu, HybridOnlyAndCoreRange)
 
 TEST_F (AbiNoGpu, NvSciEntryPointsAreStandaloneOnly)
 {
-  EXPECT_EQ (FN (cudlaGetNvSciSyncAttributes) (nullptr, CUDLA_NVSCISYNC_ATTR_WAIT), cudlaErrorUnsupportedOperation);
+  EXPECT_EQ (FN (cudlaGetNvSciSyncAttributes) (nullptr, CUDLA_NVSCISYNC_ATTR_WAIT),
+             cudlaErrorUnsupportedOperation);
   /* With an unknown handle the handle is refused first. */
   int dummy = 0;
   auto bogus = reinterpret_cast<cudlaDevHandle> (&dummy);
@@ -125,15 +140,16 @@ TEST_F (AbiNoGpu, UnknownHandlesAndModulesAreRefusedWithoutTouchingThem)
   uint64_t *dla = nullptr;
   uint64_t buf[4] = {};
   cudlaModule mod = nullptr;
-  cudlaModuleAttribute attr {};
-  cudlaDevAttribute dattr {};
-  cudlaTask task {};
+  cudlaModuleAttribute attr{};
+  cudlaDevAttribute dattr{};
+  cudlaTask task{};
   EXPECT_EQ (FN (cudlaMemRegister) (h, buf, 32, &dla, 0), cudlaErrorInvalidDevice);
   EXPECT_EQ (FN (cudlaMemUnregister) (h, buf), cudlaErrorInvalidDevice);
   EXPECT_EQ (FN (cudlaModuleLoadFromMemory) (h, reinterpret_cast<const uint8_t *> ("SWDLAMDL"), 8, &mod, 0),
-      cudlaErrorInvalidDevice);
+             cudlaErrorInvalidDevice);
   EXPECT_EQ (FN (cudlaModuleGetAttributes) (m, CUDLA_NUM_INPUT_TENSORS, &attr), cudlaErrorInvalidModule);
-  EXPECT_EQ (FN (cudlaModuleGetAttributes) (nullptr, CUDLA_NUM_INPUT_TENSORS, &attr), cudlaErrorInvalidModule);
+  EXPECT_EQ (FN (cudlaModuleGetAttributes) (nullptr, CUDLA_NUM_INPUT_TENSORS, &attr),
+             cudlaErrorInvalidModule);
   EXPECT_EQ (FN (cudlaModuleUnload) (m, 0), cudlaErrorInvalidModule);
   EXPECT_EQ (FN (cudlaSubmitTask) (h, &task, 1, dummy, 0), cudlaErrorInvalidDevice);
   EXPECT_EQ (FN (cudlaDeviceGetAttribute) (h, CUDLA_DEVICE_VERSION, &dattr), cudlaErrorInvalidDevice);
@@ -153,7 +169,7 @@ TEST_F (AbiNoGpu, FailCallInjection)
   EXPECT_EQ (FN (cudlaGetVersion) (&v), cudlaErrorUmd);
   EXPECT_EQ (FN (cudlaGetVersion) (&v), cudlaSuccess);
   EXPECT_EQ (FN (cudlaDeviceGetCount) (&v), cudlaErrorDlaErrProcessorBusy);
-  const auto refusal = lib ().sym<const char *(*) ()> ("swdlaLastRefusal");
+  const auto refusal = lib ().sym<const char *(*)()> ("swdlaLastRefusal");
   EXPECT_NE (std::string (refusal ()).find ("SWDLA_FAIL_CALL"), std::string::npos) << refusal ();
   unsetenv ("SWDLA_FAIL_CALL");
   EXPECT_EQ (FN (cudlaDeviceGetCount) (&v), cudlaSuccess);

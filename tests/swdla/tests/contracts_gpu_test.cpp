@@ -16,10 +16,10 @@ using swdla_test::Env;
 using swdla_test::Session;
 using swdla_test::Stream;
 
-#define EXPECT_STATUS(call, want)                                        \
-  do {                                                                   \
-    const cudlaStatus got_ = (call);                                     \
-    EXPECT_EQ (got_, want) << #call << " returned " << describe (got_);  \
+#define EXPECT_STATUS(call, want)                                       \
+  do {                                                                  \
+    const cudlaStatus got_ = (call);                                    \
+    EXPECT_EQ (got_, want) << #call << " returned " << describe (got_); \
   } while (0)
 
 /* A plain device handle, destroyed at scope end (must be clean by then). */
@@ -56,7 +56,8 @@ TEST (SwdlaContracts, DlaPointersDifferFromCudaPointersAndOnlyTheyWorkInTasks)
   cudlaTask t = s.task ();
   t.inputTensor = &in_cuda;
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaErrorInvalidAddress);
-  EXPECT_NE (std::string (swdlaLastRefusal ()).find ("CUDA pointer"), std::string::npos) << swdlaLastRefusal ();
+  EXPECT_NE (std::string (swdlaLastRefusal ()).find ("CUDA pointer"), std::string::npos)
+      << swdlaLastRefusal ();
   uint64_t *out_cuda = static_cast<uint64_t *> (s.outputs[0].cuda);
   t = s.task ();
   t.outputTensor = &out_cuda;
@@ -66,7 +67,8 @@ TEST (SwdlaContracts, DlaPointersDifferFromCudaPointersAndOnlyTheyWorkInTasks)
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaSuccess);
   EXPECT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
   /* Unregister takes the DLA pointer too. */
-  EXPECT_STATUS (cudlaMemUnregister (s.dev, static_cast<const uint64_t *> (s.inputs[0].cuda)), cudlaErrorInvalidAddress);
+  EXPECT_STATUS (cudlaMemUnregister (s.dev, static_cast<const uint64_t *> (s.inputs[0].cuda)),
+                 cudlaErrorInvalidAddress);
 }
 
 TEST (SwdlaContracts, RegistrationChecks)
@@ -75,19 +77,22 @@ TEST (SwdlaContracts, RegistrationChecks)
   ASSERT_EQ (h.status, cudlaSuccess) << describe (h.status);
   DeviceMemory mem (4096);
   uint64_t *dla = nullptr;
-  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (16), 1024, &dla, 0), cudlaErrorInvalidAddress); /* alignment */
-  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 4096 + (8u << 20), &dla, 0), cudlaErrorInvalidAddress); /* past the end */
+  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (16), 1024, &dla, 0),
+                 cudlaErrorInvalidAddress); /* alignment */
+  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 4096 + (8u << 20), &dla, 0),
+                 cudlaErrorInvalidAddress); /* past the end */
   EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 0, &dla, 0), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaMemRegister (h.h, nullptr, 64, &dla, 0), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 64, nullptr, 0), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 64, &dla, 5), cudlaErrorInvalidParam);
-  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 64, &dla, CUDLA_TASK_STATISTICS), cudlaErrorUnsupportedOperation);
+  EXPECT_STATUS (cudlaMemRegister (h.h, mem.at (0), 64, &dla, CUDLA_TASK_STATISTICS),
+                 cudlaErrorUnsupportedOperation);
   alignas (64) static uint64_t host[64];
   EXPECT_STATUS (cudlaMemRegister (h.h, host, sizeof host, &dla, 0), cudlaErrorInvalidAddress);
   void *managed = nullptr;
   ASSERT_EQ (cudaMallocManaged (&managed, 4096), cudaSuccess);
   EXPECT_STATUS (cudlaMemRegister (h.h, static_cast<const uint64_t *> (managed), 4096, &dla, 0),
-      cudlaErrorInvalidAddress);
+                 cudlaErrorInvalidAddress);
   cudaFree (managed);
   /* A 32-byte-aligned sub-range is accepted; the same registration again is "already registered"
    * and hands back the same DLA pointer; an overlapping one is refused the same way. */
@@ -132,7 +137,8 @@ TEST (SwdlaContracts, SixteenHandlesPerCore)
   std::vector<std::unique_ptr<Handle>> handles;
   for (int i = 0; i < 16; ++i) {
     handles.emplace_back (new Handle (0));
-    ASSERT_EQ (handles.back ()->status, cudlaSuccess) << "handle " << i << ": " << describe (handles.back ()->status);
+    ASSERT_EQ (handles.back ()->status, cudlaSuccess)
+        << "handle " << i << ": " << describe (handles.back ()->status);
   }
   cudlaDevHandle h17 = nullptr;
   EXPECT_STATUS (cudlaCreateDevice (0, &h17, CUDLA_CUDA_DLA), cudlaErrorOutOfResources);
@@ -159,31 +165,37 @@ TEST (SwdlaContracts, OneModulePerHandleLifetime)
   const auto bytes = swdla_test::model_bytes ("colours");
   cudlaModule m = nullptr, m2 = nullptr;
   EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &m, 0), cudlaSuccess);
-  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &m2, 0), cudlaErrorUnsupportedOperation);
+  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &m2, 0),
+                 cudlaErrorUnsupportedOperation);
   EXPECT_STATUS (cudlaModuleUnload (m, 1), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaModuleUnload (m, 0), cudlaSuccess);
   EXPECT_STATUS (cudlaModuleUnload (m, 0), cudlaErrorInvalidModule);
-  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &m2, 0), cudlaErrorUnsupportedOperation);
+  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &m2, 0),
+                 cudlaErrorUnsupportedOperation);
 }
 
 TEST (SwdlaContracts, ModuleLoadFlagsAndBrokenModels)
 {
   const auto good = swdla_test::model_bytes ("colours");
-  for (const char *name : {"broken-truncated", "broken-magic", "broken-nvda", "broken-version", "broken-zero-size"}) {
+  for (const char *name :
+       {"broken-truncated", "broken-magic", "broken-nvda", "broken-version", "broken-zero-size"}) {
     Handle h;
     const auto bytes = swdla_test::model_bytes (name);
     cudlaModule m = nullptr;
-    EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, bytes.empty () ? good.data () : bytes.data (), bytes.size (), &m, 0),
+    EXPECT_STATUS (
+        cudlaModuleLoadFromMemory (h.h, bytes.empty () ? good.data () : bytes.data (), bytes.size (), &m, 0),
         cudlaErrorInvalidParam);
     EXPECT_EQ (m, nullptr) << name;
   }
   Handle h;
   cudlaModule m = nullptr;
-  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, good.data (), good.size (), &m, CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS),
+  EXPECT_STATUS (
+      cudlaModuleLoadFromMemory (h.h, good.data (), good.size (), &m, CUDLA_MODULE_ENABLE_FAULT_DIAGNOSTICS),
       cudlaErrorUnsupportedOperation);
   EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, good.data (), good.size (), &m, 6), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, nullptr, good.size (), &m, 0), cudlaErrorInvalidParam);
-  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, good.data (), good.size (), nullptr, 0), cudlaErrorInvalidParam);
+  EXPECT_STATUS (cudlaModuleLoadFromMemory (h.h, good.data (), good.size (), nullptr, 0),
+                 cudlaErrorInvalidParam);
   /* Loadable but unusable for classification: swdla loads them as a DLA would. */
   Session wrong, two;
   ASSERT_EQ (wrong.open ("broken-wrong-type"), "");
@@ -209,18 +221,19 @@ TEST (SwdlaContracts, TaskShapeChecks)
   t.inputTensor = nullptr;
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaErrorInvalidParam);
   t = s.task ();
-  CudlaFence fence {};
-  cudlaWaitEvents wait {&fence, 1};
+  CudlaFence fence{};
+  cudlaWaitEvents wait{&fence, 1};
   t.waitEvents = &wait;
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaErrorUnsupportedOperation);
   t = s.task ();
-  cudlaSignalEvents signal {};
+  cudlaSignalEvents signal{};
   t.signalEvents = &signal;
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 0), cudlaErrorUnsupportedOperation);
   t = s.task ();
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 0, stream, 0), cudlaErrorInvalidParam);
   EXPECT_STATUS (cudlaSubmitTask (s.dev, nullptr, 1, stream, 0), cudlaErrorInvalidParam);
-  EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, CUDLA_SUBMIT_DIAGNOSTICS_TASK), cudlaErrorUnsupportedOperation);
+  EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, CUDLA_SUBMIT_DIAGNOSTICS_TASK),
+                 cudlaErrorUnsupportedOperation);
   EXPECT_STATUS (cudlaSubmitTask (s.dev, &t, 1, stream, 8), cudlaErrorInvalidParam);
   /* Two tasks in one call, run in order; SKIP_LOCK_ACQUIRE accepted. */
   const cudlaTask two[2] = {s.task (), s.task ()};
@@ -304,7 +317,7 @@ TEST (SwdlaContracts, AttributesTimeoutAndLastError)
 {
   Session s;
   ASSERT_EQ (s.open ("colours"), "");
-  cudlaDevAttribute a {};
+  cudlaDevAttribute a{};
   EXPECT_STATUS (cudlaDeviceGetAttribute (s.dev, CUDLA_UNIFIED_ADDRESSING, &a), cudlaSuccess);
   EXPECT_EQ (a.unifiedAddressingSupported, 0);
   EXPECT_STATUS (cudlaDeviceGetAttribute (s.dev, CUDLA_DEVICE_VERSION, &a), cudlaSuccess);
@@ -316,15 +329,18 @@ TEST (SwdlaContracts, AttributesTimeoutAndLastError)
   EXPECT_STATUS (cudlaSetTaskTimeoutInMs (s.dev, 1), cudlaSuccess);
   EXPECT_STATUS (cudlaSetTaskTimeoutInMs (s.dev, 1000000), cudlaSuccess);
   EXPECT_STATUS (cudlaGetLastError (s.dev), cudlaSuccess);
-  cudlaModuleAttribute m {};
+  cudlaModuleAttribute m{};
   EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_NUM_OUTPUT_TASK_STATISTICS, &m), cudlaSuccess);
   EXPECT_EQ (m.numOutputTensors, 0u);
   EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_OUTPUT_TASK_STATISTICS_DESCRIPTORS, &m),
-      cudlaErrorUnsupportedOperation);
-  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, cudlaModuleAttributeType (9), &m), cudlaErrorInvalidAttribute);
-  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_NUM_INPUT_TENSORS, nullptr), cudlaErrorInvalidParam);
+                 cudlaErrorUnsupportedOperation);
+  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, cudlaModuleAttributeType (9), &m),
+                 cudlaErrorInvalidAttribute);
+  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_NUM_INPUT_TENSORS, nullptr),
+                 cudlaErrorInvalidParam);
   m.inputTensorDesc = nullptr;
-  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_INPUT_TENSOR_DESCRIPTORS, &m), cudlaErrorInvalidParam);
+  EXPECT_STATUS (cudlaModuleGetAttributes (s.module, CUDLA_INPUT_TENSOR_DESCRIPTORS, &m),
+                 cudlaErrorInvalidParam);
 }
 
 /* The descriptors through the API, in each reading (values: README.md). */
@@ -334,8 +350,8 @@ cudlaModuleTensorDescriptor input_desc (const char *model)
   const auto bytes = swdla_test::model_bytes (model);
   cudlaModule mod = nullptr;
   EXPECT_EQ (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &mod, 0), cudlaSuccess);
-  cudlaModuleTensorDescriptor d {};
-  cudlaModuleAttribute a {};
+  cudlaModuleTensorDescriptor d{};
+  cudlaModuleAttribute a{};
   a.inputTensorDesc = &d;
   const cudlaStatus s = cudlaModuleGetAttributes (mod, CUDLA_INPUT_TENSOR_DESCRIPTORS, &a);
   EXPECT_EQ (s, cudlaSuccess) << describe (s);
@@ -382,10 +398,11 @@ TEST (SwdlaContracts, DescriptorReadings)
     const auto bytes = swdla_test::model_bytes ("colours");
     cudlaModule mod = nullptr;
     ASSERT_EQ (cudlaModuleLoadFromMemory (h.h, bytes.data (), bytes.size (), &mod, 0), cudlaSuccess);
-    cudlaModuleTensorDescriptor d {};
-    cudlaModuleAttribute a {};
+    cudlaModuleTensorDescriptor d{};
+    cudlaModuleAttribute a{};
     a.inputTensorDesc = &d;
-    EXPECT_STATUS (cudlaModuleGetAttributes (mod, CUDLA_INPUT_TENSOR_DESCRIPTORS, &a), cudlaErrorInvalidAttribute);
+    EXPECT_STATUS (cudlaModuleGetAttributes (mod, CUDLA_INPUT_TENSOR_DESCRIPTORS, &a),
+                   cudlaErrorInvalidAttribute);
     cudlaModuleUnload (mod, 0);
   }
 }

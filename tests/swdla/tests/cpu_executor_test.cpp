@@ -1,5 +1,7 @@
 /* The CPU executor against hand-computed tiny networks, the packing of every layout, and the
  * generated models' answers (colours, quadrants, read-out) computed on the CPU. */
+#include "cpu_executor.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "cpu_executor.h"
 #include "numeric.h"
 #include "test_support.h"
 
@@ -70,7 +71,7 @@ TEST (CpuExecutor, ConvolutionStrideOne)
   conv.weights = {1, 0, 0, -1};
   conv.bias = {0.5f};
   const Model m = tiny (1, 3, 3, {conv});
-  EXPECT_EQ (swdla::run_layers_cpu (m, iota (9)), (std::vector<float> {-3.5f, -3.5f, -3.5f, -3.5f}));
+  EXPECT_EQ (swdla::run_layers_cpu (m, iota (9)), (std::vector<float>{-3.5f, -3.5f, -3.5f, -3.5f}));
 }
 
 TEST (CpuExecutor, ConvolutionStrideTwoPaddingOneTwoChannels)
@@ -85,8 +86,9 @@ TEST (CpuExecutor, ConvolutionStrideTwoPaddingOneTwoChannels)
   const Model m = tiny (2, 4, 4, {conv});
   std::vector<float> in = iota (16);
   in.resize (32, 1.f);
-  /* (0,0): 1+2+5+6 = 14; (0,2): 2+3+4+6+7+8 = 30; (2,0): 5+6+9+10+13+14 = 57; (2,2): 6+7+8+10+11+12+14+15+16 = 99 */
-  EXPECT_EQ (swdla::run_layers_cpu (m, in), (std::vector<float> {24, 40, 67, 109}));
+  /* (0,0): 1+2+5+6 = 14; (0,2): 2+3+4+6+7+8 = 30; (2,0): 5+6+9+10+13+14 = 57; (2,2): 6+7+8+10+11+12+14+15+16
+   * = 99 */
+  EXPECT_EQ (swdla::run_layers_cpu (m, in), (std::vector<float>{24, 40, 67, 109}));
 }
 
 TEST (CpuExecutor, ConvolutionChannelsOutAndRelu)
@@ -95,32 +97,32 @@ TEST (CpuExecutor, ConvolutionChannelsOutAndRelu)
   conv.out_c = 2;
   conv.weights = {1, -1}; /* 1 in channel -> 2 out: +x and -x */
   const Model m = tiny (1, 1, 3, {conv, layer (LayerKind::kRelu)});
-  EXPECT_EQ (swdla::run_layers_cpu (m, {-1, 0, 2}), (std::vector<float> {0, 0, 2, 1, 0, 0}));
+  EXPECT_EQ (swdla::run_layers_cpu (m, {-1, 0, 2}), (std::vector<float>{0, 0, 2, 1, 0, 0}));
 }
 
 TEST (CpuExecutor, PoolsClipTheirWindowsAtThePadding)
 {
   /* 3x3 input 1..9, 2x2 windows, stride 2, padding 1 -> 2x2 output over clipped windows. */
   const Model max = tiny (1, 3, 3, {layer (LayerKind::kMaxPool, 2, 2, 2, 1)});
-  EXPECT_EQ (swdla::run_layers_cpu (max, iota (9)), (std::vector<float> {1, 3, 7, 9}));
+  EXPECT_EQ (swdla::run_layers_cpu (max, iota (9)), (std::vector<float>{1, 3, 7, 9}));
   const Model avg = tiny (1, 3, 3, {layer (LayerKind::kAvgPool, 2, 2, 2, 1)});
   /* windows: {1}, {2,3}, {4,7}, {5,6,8,9}: padding is not counted */
-  EXPECT_EQ (swdla::run_layers_cpu (avg, iota (9)), (std::vector<float> {1, 2.5f, 5.5f, 7}));
+  EXPECT_EQ (swdla::run_layers_cpu (avg, iota (9)), (std::vector<float>{1, 2.5f, 5.5f, 7}));
   /* negative values: padding never wins a max */
   std::vector<float> neg = iota (9, -20.f);
-  EXPECT_EQ (swdla::run_layers_cpu (max, neg), (std::vector<float> {-20, -18, -14, -12}));
+  EXPECT_EQ (swdla::run_layers_cpu (max, neg), (std::vector<float>{-20, -18, -14, -12}));
 }
 
 TEST (CpuExecutor, GlobalAndAdaptiveAveragePools)
 {
   const Model gap = tiny (2, 2, 3, {layer (LayerKind::kGlobalAvgPool)});
-  EXPECT_EQ (swdla::run_layers_cpu (gap, iota (12)), (std::vector<float> {3.5f, 9.5f}));
+  EXPECT_EQ (swdla::run_layers_cpu (gap, iota (12)), (std::vector<float>{3.5f, 9.5f}));
   /* 1x7 row 1..7 into 3 cells: PyTorch windows [0,3) [2,5) [4,7). */
   Layer ad = layer (LayerKind::kAdaptiveAvgPool);
   ad.out_h = 1;
   ad.out_w = 3;
   const Model m = tiny (1, 1, 7, {ad});
-  EXPECT_EQ (swdla::run_layers_cpu (m, iota (7)), (std::vector<float> {2, 4, 6}));
+  EXPECT_EQ (swdla::run_layers_cpu (m, iota (7)), (std::vector<float>{2, 4, 6}));
 }
 
 TEST (CpuExecutor, FullyConnectedFlattensChwAndSoftmax)
@@ -132,7 +134,7 @@ TEST (CpuExecutor, FullyConnectedFlattensChwAndSoftmax)
   fc.weights[12 + 11] = 1; /* out 1 = element 11 - 10 */
   fc.bias = {0.f, -10.f};
   const Model m = tiny (2, 2, 3, {fc});
-  EXPECT_EQ (swdla::run_layers_cpu (m, iota (12)), (std::vector<float> {1, 2}));
+  EXPECT_EQ (swdla::run_layers_cpu (m, iota (12)), (std::vector<float>{1, 2}));
   const Model sm = tiny (3, 1, 1, {layer (LayerKind::kSoftmax)});
   const auto p = swdla::run_layers_cpu (sm, {0.f, std::log (2.f), std::log (5.f)});
   EXPECT_NEAR (p[0], 0.125f, 1e-6);
@@ -149,7 +151,8 @@ struct PackCase {
 
 void PrintTo (const PackCase &k, std::ostream *os)
 {
-  *os << tensor::layout_name (k.layout) << " " << tensor::elem_type_name (k.type) << " c" << k.c << " w" << k.w;
+  *os << tensor::layout_name (k.layout) << " " << tensor::elem_type_name (k.type) << " c" << k.c << " w"
+      << k.w;
 }
 
 class Packing : public testing::TestWithParam<PackCase> {};
@@ -186,15 +189,16 @@ TEST_P (Packing, RoundTripsWithZeroPadding)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P (Layouts, Packing, testing::Values (
-    PackCase {tensor::Layout::kChw16, tensor::ElemType::kFp16, 3, 5},
-    PackCase {tensor::Layout::kChw16, tensor::ElemType::kFp16, 20, 5},
-    PackCase {tensor::Layout::kChw32, tensor::ElemType::kInt8, 3, 5},
-    PackCase {tensor::Layout::kDlaLinear, tensor::ElemType::kFp16, 3, 33},
-    PackCase {tensor::Layout::kDlaLinear, tensor::ElemType::kInt8, 3, 65},
-    PackCase {tensor::Layout::kDlaHwc4, tensor::ElemType::kFp16, 3, 9},
-    PackCase {tensor::Layout::kDlaHwc4, tensor::ElemType::kInt8, 3, 17},
-    PackCase {tensor::Layout::kDlaHwc4, tensor::ElemType::kFp16, 1, 33}));
+INSTANTIATE_TEST_SUITE_P (
+    Layouts, Packing,
+    testing::Values (PackCase{tensor::Layout::kChw16, tensor::ElemType::kFp16, 3, 5},
+                     PackCase{tensor::Layout::kChw16, tensor::ElemType::kFp16, 20, 5},
+                     PackCase{tensor::Layout::kChw32, tensor::ElemType::kInt8, 3, 5},
+                     PackCase{tensor::Layout::kDlaLinear, tensor::ElemType::kFp16, 3, 33},
+                     PackCase{tensor::Layout::kDlaLinear, tensor::ElemType::kInt8, 3, 65},
+                     PackCase{tensor::Layout::kDlaHwc4, tensor::ElemType::kFp16, 3, 9},
+                     PackCase{tensor::Layout::kDlaHwc4, tensor::ElemType::kInt8, 3, 17},
+                     PackCase{tensor::Layout::kDlaHwc4, tensor::ElemType::kFp16, 1, 33}));
 
 TEST (CpuExecutor, Int8OutputSaturatesAndRoundsHalfToEven)
 {
@@ -248,10 +252,12 @@ int argmax (const std::vector<float> &v, size_t from = 0, size_t count = 0)
 {
   if (!count)
     count = v.size () - from;
-  return int (std::max_element (v.begin () + long (from), v.begin () + long (from + count)) - v.begin () - long (from));
+  return int (std::max_element (v.begin () + long (from), v.begin () + long (from + count)) - v.begin () -
+              long (from));
 }
 
-const float kColours[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+const float kColours[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0},
+                              {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
 
 class ColoursModel : public testing::TestWithParam<const char *> {};
 
@@ -268,10 +274,12 @@ TEST_P (ColoursModel, ClassifiesEverySolidColour)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P (Variants, ColoursModel, testing::Values ("colours", "colours-fp16-dla_linear",
-    "colours-fp16-dla_hwc4", "colours-int8-chw32", "colours-int8-dla_linear", "colours-int8-dla_hwc4",
-    "colours-out-fp16-dla_linear", "colours-out-int8-chw32", "colours-out-int8-dla_linear", "colours-batch2",
-    "colours-softmax"));
+INSTANTIATE_TEST_SUITE_P (Variants, ColoursModel,
+                          testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4",
+                                           "colours-int8-chw32", "colours-int8-dla_linear",
+                                           "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear",
+                                           "colours-out-int8-chw32", "colours-out-int8-dla_linear",
+                                           "colours-batch2", "colours-softmax"));
 
 TEST (GeneratedModels, ColoursLogitsAreTheDocumentedFormula)
 {
@@ -328,8 +336,9 @@ std::vector<float> picture (const TensorSpec &t)
   for (int64_t c = 0; c < t.c; ++c)
     for (int64_t y = 0; y < t.h; ++y)
       for (int64_t x = 0; x < t.w; ++x) {
-        const float v = c == 0 ? float (x) / float (t.w) : c == 1 ? float (y) / float (t.h)
-                                                             : float (((x * 4 / t.w) + (y * 4 / t.h)) % 2);
+        const float v = c == 0   ? float (x) / float (t.w)
+                        : c == 1 ? float (y) / float (t.h)
+                                 : float (((x * 4 / t.w) + (y * 4 / t.h)) % 2);
         img[size_t ((c * t.h + y) * t.w + x)] = v;
       }
   return img;
@@ -346,15 +355,20 @@ TEST_P (ReadoutModel, IsALowResolutionCopyOfTheInput)
   const auto ref = readout_reference (t, img);
   ASSERT_EQ (out.size (), ref.size ());
   /* FP16 input (or INT8 at 1/127) and FP16 output: a few thousandths. */
-  const float tol = m.inputs[0].type == tensor::ElemType::kInt8 || m.outputs[0].type == tensor::ElemType::kInt8 ? 0.012f : 0.002f;
+  const float tol =
+      m.inputs[0].type == tensor::ElemType::kInt8 || m.outputs[0].type == tensor::ElemType::kInt8 ? 0.012f
+                                                                                                  : 0.002f;
   for (size_t i = 0; i < ref.size (); ++i)
     EXPECT_NEAR (out[i], ref[i], tol) << GetParam () << " cell " << i;
 }
 
-INSTANTIATE_TEST_SUITE_P (Variants, ReadoutModel, testing::Values ("readout", "readout-w225-fp16-chw16",
-    "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4", "readout-w225-int8-chw32",
-    "readout-w225-int8-dla_linear", "readout-w225-int8-dla_hwc4", "readout-out-fp16-dla_linear",
-    "readout-out-int8-chw32", "readout-grey", "readout-grey-fp16-dla_hwc4"));
+INSTANTIATE_TEST_SUITE_P (Variants, ReadoutModel,
+                          testing::Values ("readout", "readout-w225-fp16-chw16",
+                                           "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4",
+                                           "readout-w225-int8-chw32", "readout-w225-int8-dla_linear",
+                                           "readout-w225-int8-dla_hwc4", "readout-out-fp16-dla_linear",
+                                           "readout-out-int8-chw32", "readout-grey",
+                                           "readout-grey-fp16-dla_hwc4"));
 
 TEST (GeneratedModels, RandomCnnGivesVariedFiniteLogits)
 {
@@ -363,7 +377,8 @@ TEST (GeneratedModels, RandomCnnGivesVariedFiniteLogits)
   ASSERT_EQ (out.size (), 10u);
   for (float v : out)
     EXPECT_TRUE (std::isfinite (v));
-  EXPECT_GT (*std::max_element (out.begin (), out.end ()) - *std::min_element (out.begin (), out.end ()), 0.01f);
+  EXPECT_GT (*std::max_element (out.begin (), out.end ()) - *std::min_element (out.begin (), out.end ()),
+             0.01f);
   const Model sm = load ("random-cnn-softmax");
   const auto p = infer (sm, picture (sm.inputs[0]));
   float sum = 0;

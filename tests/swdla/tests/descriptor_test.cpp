@@ -121,7 +121,8 @@ TEST (Descriptor, Readings)
   expect_strides (fill (chw16, swdla::kReadingStridesWhcn), {32, 7168, 1605632, 1605632});
   expect_strides (fill (hwc4, swdla::kReadingStridesWhcn), {4, 3840, 1966080, 1966080});
   EXPECT_EQ (fill (chw16, swdla::kReadingCodesNchw).dataFormat, CUDLA_DATA_FORMAT_NCHW);
-  EXPECT_EQ (fill (spec (Layout::kDlaLinear, ElemType::kFp16, 3, 4, 5), swdla::kReadingCodesNchw).pixelFormat, 0);
+  EXPECT_EQ (fill (spec (Layout::kDlaLinear, ElemType::kFp16, 3, 4, 5), swdla::kReadingCodesNchw).pixelFormat,
+             0);
   const auto unk = fill (chw16, swdla::kReadingCodesUnknown);
   EXPECT_EQ (unk.dataFormat, CUDLA_DATA_FORMAT_UNKNOWN);
   EXPECT_EQ (unk.dataCategory, CUDLA_DATA_CATEGORY_IMAGE);

@@ -2,9 +2,9 @@
  * first run is captured into a graph, the next ones replay it), more output buffers than it keeps
  * graphs for, the nine-step flow classifies, kernel -> task -> kernel needs no host sync, and two
  * DLA cores work at once while one core runs one task at a time. */
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -49,19 +49,23 @@ TEST_P (EveryModel, CudaExecutorEqualsCpuExecutor)
     EXPECT_EQ (cudlaGetLastError (s.dev), cudlaSuccess);
     const auto got = s.read_output ();
     const auto want = swdla_test::cpu_output (s.model, in);
-    EXPECT_EQ (swdla_test::compare_outputs (s.model.outputs[0], got, want), "") << GetParam () << " seed " << seed;
+    EXPECT_EQ (swdla_test::compare_outputs (s.model.outputs[0], got, want), "")
+        << GetParam () << " seed " << seed;
   }
   EXPECT_EQ (s.close (), cudlaSuccess) << swdlaLastRefusal ();
 }
 
-INSTANTIATE_TEST_SUITE_P (Generated, EveryModel, testing::Values ("colours", "colours-fp16-dla_linear",
-    "colours-fp16-dla_hwc4", "colours-int8-chw32", "colours-int8-dla_linear", "colours-int8-dla_hwc4",
-    "colours-out-fp16-dla_linear", "colours-out-int8-chw32", "colours-out-int8-dla_linear", "colours-batch2",
-    "colours-softmax", "quadrants", "readout", "readout-w225-fp16-chw16", "readout-w225-fp16-dla_linear",
-    "readout-w225-fp16-dla_hwc4", "readout-w225-int8-chw32", "readout-w225-int8-dla_linear",
-    "readout-w225-int8-dla_hwc4", "readout-out-fp16-dla_linear", "readout-out-int8-chw32", "readout-grey",
-    "readout-grey-fp16-dla_hwc4", "random-cnn", "random-cnn-int8", "random-cnn-softmax", "broken-wrong-type",
-    "broken-two-inputs"),
+INSTANTIATE_TEST_SUITE_P (
+    Generated, EveryModel,
+    testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4", "colours-int8-chw32",
+                     "colours-int8-dla_linear", "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear",
+                     "colours-out-int8-chw32", "colours-out-int8-dla_linear", "colours-batch2",
+                     "colours-softmax", "quadrants", "readout", "readout-w225-fp16-chw16",
+                     "readout-w225-fp16-dla_linear", "readout-w225-fp16-dla_hwc4", "readout-w225-int8-chw32",
+                     "readout-w225-int8-dla_linear", "readout-w225-int8-dla_hwc4",
+                     "readout-out-fp16-dla_linear", "readout-out-int8-chw32", "readout-grey",
+                     "readout-grey-fp16-dla_hwc4", "random-cnn", "random-cnn-int8", "random-cnn-softmax",
+                     "broken-wrong-type", "broken-two-inputs"),
     [] (const testing::TestParamInfo<const char *> &i) {
       std::string s = i.param;
       for (char &c : s)
@@ -83,13 +87,16 @@ TEST (SwdlaExecutor, MoreOutputBuffersThanGraphs)
   const size_t size = s.outputs[0].size;
   for (int b = 0; b < kBuffers; ++b) {
     ASSERT_EQ (cudaMalloc (&cuda[size_t (b)], size), cudaSuccess);
-    ASSERT_EQ (cudlaMemRegister (s.dev, static_cast<const uint64_t *> (cuda[size_t (b)]), size, &dla[size_t (b)], 0),
-        cudlaSuccess) << swdlaLastRefusal ();
+    ASSERT_EQ (
+        cudlaMemRegister (s.dev, static_cast<const uint64_t *> (cuda[size_t (b)]), size, &dla[size_t (b)], 0),
+        cudlaSuccess)
+        << swdlaLastRefusal ();
   }
   Stream stream;
   for (int round = 0; round < 2; ++round) {
     for (int b = 0; b < kBuffers; ++b) {
-      const std::vector<uint8_t> in = swdla_test::random_input (s.model.inputs[0], uint32_t (100 * round + b + 1));
+      const std::vector<uint8_t> in =
+          swdla_test::random_input (s.model.inputs[0], uint32_t (100 * round + b + 1));
       ASSERT_TRUE (s.write_input (0, in));
       cudlaTask t = s.task ();
       uint64_t *const out[1] = {dla[size_t (b)]};
@@ -98,7 +105,8 @@ TEST (SwdlaExecutor, MoreOutputBuffersThanGraphs)
       ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
       std::vector<uint8_t> got (size);
       ASSERT_EQ (cudaMemcpy (got.data (), cuda[size_t (b)], size, cudaMemcpyDeviceToHost), cudaSuccess);
-      EXPECT_EQ (swdla_test::compare_outputs (s.model.outputs[0], got, swdla_test::cpu_output (s.model, {in})), "")
+      EXPECT_EQ (
+          swdla_test::compare_outputs (s.model.outputs[0], got, swdla_test::cpu_output (s.model, {in})), "")
           << "round " << round << ", buffer " << b;
     }
   }
@@ -109,7 +117,8 @@ TEST (SwdlaExecutor, MoreOutputBuffersThanGraphs)
   EXPECT_EQ (s.close (), cudlaSuccess) << swdlaLastRefusal ();
 }
 
-const float kColours[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
+const float kColours[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0},
+                              {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
 
 /* Kernel writes the input, the task classifies, a kernel reads the logits: eight times on one
  * stream, one synchronisation at the end. Each task takes 5 ms (SWDLA_SERVICE_US), so work that
@@ -130,8 +139,9 @@ TEST (SwdlaExecutor, KernelTaskKernelWithoutHostSync)
   ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
   const auto t0 = Clock::now ();
   for (int k = 0; k < 8; ++k) {
-    ASSERT_EQ (swdla_test::fill_solid_chw16 (stream, s.inputs[0].cuda, 224, 224, kColours[k][0], kColours[k][1],
-                   kColours[k][2]), cudaSuccess);
+    ASSERT_EQ (swdla_test::fill_solid_chw16 (stream, s.inputs[0].cuda, 224, 224, kColours[k][0],
+                                             kColours[k][1], kColours[k][2]),
+               cudaSuccess);
     const cudlaStatus st = s.submit (stream);
     ASSERT_EQ (st, cudlaSuccess) << swdla_test::describe (st);
     ASSERT_EQ (swdla_test::argmax_chw16 (stream, s.outputs[0].cuda, 8, results + k), cudaSuccess);
@@ -191,7 +201,8 @@ TEST (SwdlaExecutor, TwoCoresBusyAtOnceOnTwoStreams)
 {
   const double two_cores = run_pair (0, 1);
   const double one_core = run_pair (0, 0);
-  std::printf ("10 tasks of 20 ms (GPU time): %.1f ms on two cores, %.1f ms on one core\n", two_cores, one_core);
+  std::printf ("10 tasks of 20 ms (GPU time): %.1f ms on two cores, %.1f ms on one core\n", two_cores,
+               one_core);
   EXPECT_GE (two_cores, 95.0);
   EXPECT_GE (one_core, 195.0) << "one core ran two tasks at once";
   /* Overlap shown against the same machine's one-core run, not an absolute bound. */

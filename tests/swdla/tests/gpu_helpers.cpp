@@ -25,7 +25,7 @@ swdla::Model parse (const std::string &name)
   swdla::Model m;
   std::string why;
   if (!swdla::parse_model (b.data (), b.size (), &m, &why))
-    m = swdla::Model {};
+    m = swdla::Model{};
   return m;
 }
 
@@ -51,7 +51,10 @@ Env::~Env ()
     unsetenv (name_.c_str ());
 }
 
-Session::~Session () { close (); }
+Session::~Session ()
+{
+  close ();
+}
 
 cudlaStatus Session::close ()
 {
@@ -89,7 +92,7 @@ std::string Session::open (const std::string &name, int core)
   s = cudlaModuleLoadFromMemory (dev, bytes.data (), bytes.size (), &module, 0);
   if (s != cudlaSuccess)
     return "cudlaModuleLoadFromMemory: " + describe (s);
-  cudlaModuleAttribute a {};
+  cudlaModuleAttribute a{};
   if ((s = cudlaModuleGetAttributes (module, CUDLA_NUM_INPUT_TENSORS, &a)) != cudlaSuccess)
     return "input count: " + describe (s);
   in_desc.resize (a.numInputTensors);
@@ -135,7 +138,7 @@ std::string Session::open (const std::string &name, int core)
 
 cudlaTask Session::task ()
 {
-  cudlaTask t {};
+  cudlaTask t{};
   t.moduleHandle = module;
   t.outputTensor = out_ptrs_.data ();
   t.numOutputTensors = uint32_t (out_ptrs_.size ());
@@ -153,9 +156,9 @@ cudlaStatus Session::submit (cudaStream_t stream, uint32_t flags)
 bool Session::write_input (size_t i, const std::vector<uint8_t> &bytes)
 {
   /* A pageable copy may return before its DMA lands; tasks run on a non-blocking stream. */
-  return bytes.size () == inputs[i].size
-      && cudaMemcpy (inputs[i].cuda, bytes.data (), bytes.size (), cudaMemcpyHostToDevice) == cudaSuccess
-      && cudaDeviceSynchronize () == cudaSuccess;
+  return bytes.size () == inputs[i].size &&
+         cudaMemcpy (inputs[i].cuda, bytes.data (), bytes.size (), cudaMemcpyHostToDevice) == cudaSuccess &&
+         cudaDeviceSynchronize () == cudaSuccess;
 }
 
 std::vector<uint8_t> Session::read_output (size_t i)
@@ -196,7 +199,7 @@ std::vector<uint8_t> cpu_output (const swdla::Model &m, const std::vector<std::v
 }
 
 std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8_t> &got,
-    const std::vector<uint8_t> &want)
+                             const std::vector<uint8_t> &want)
 {
   tensor::View v;
   t.view (&v);
@@ -213,9 +216,11 @@ std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8
         for (int64_t x = 0; x < t.w; ++x, ++i) {
           for (int b = 0; b < tensor::elem_size (t.type); ++b)
             owned[size_t (v.offset (n, c, y, x) + b)] = true;
-          const float tol = t.type == tensor::ElemType::kInt8 ? t.scale * 1.01f : 1e-3f + 2e-3f * std::fabs (w[i]);
+          const float tol =
+              t.type == tensor::ElemType::kInt8 ? t.scale * 1.01f : 1e-3f + 2e-3f * std::fabs (w[i]);
           if (!(std::fabs (g[i] - w[i]) <= tol) && bad++ < 8)
-            msg << "(n" << n << " c" << c << " y" << y << " x" << x << ") cuda " << g[i] << " cpu " << w[i] << "; ";
+            msg << "(n" << n << " c" << c << " y" << y << " x" << x << ") cuda " << g[i] << " cpu " << w[i]
+                << "; ";
         }
   for (size_t b = 0; b < got.size (); ++b)
     if (!owned[b] && got[b] != 0 && bad++ < 8)
@@ -223,7 +228,10 @@ std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8
   return bad ? std::to_string (bad) + " mismatches: " + msg.str () : "";
 }
 
-Stream::Stream () { cudaStreamCreateWithFlags (&s_, cudaStreamNonBlocking); }
+Stream::Stream ()
+{
+  cudaStreamCreateWithFlags (&s_, cudaStreamNonBlocking);
+}
 Stream::~Stream ()
 {
   if (s_)

@@ -86,7 +86,7 @@ std::vector<uint8_t> cpu_output (const swdla::Model &m, const std::vector<std::v
 /* Compares two output tensors element by element (FP16: 2e-3 relative + 1e-3; INT8: 1 step) and
  * requires every pad byte of `got` to be zero. Empty string when equal, else the first mismatches. */
 std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8_t> &got,
-    const std::vector<uint8_t> &want);
+                             const std::vector<uint8_t> &want);
 
 /* A stream created non-blocking, destroyed at scope end. */
 class Stream {

@@ -1,12 +1,13 @@
 /* swdla model files: every generated model parses with the dims README.md promises, broken ones are
  * refused with a reason, the format round-trips, and the spec reader names bad lines. */
+#include "model.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iterator>
 #include <set>
 
-#include "model.h"
 #include "spec.h"
 #include "test_support.h"
 
@@ -47,7 +48,10 @@ struct Io {
 };
 
 /* gtest would print the struct's padding bytes otherwise (uninitialised under valgrind). */
-void PrintTo (const Io &io, std::ostream *os) { *os << io.name; }
+void PrintTo (const Io &io, std::ostream *os)
+{
+  *os << io.name;
+}
 
 using L = tensor::Layout;
 using T = tensor::ElemType;
@@ -74,37 +78,41 @@ TEST_P (GeneratedModel, ParsesWithDocumentedTensors)
   EXPECT_EQ (out.h, 1);
   EXPECT_EQ (out.w, 1);
   if (in.type == T::kInt8) {
-    EXPECT_FLOAT_EQ (in.scale, in.layout == L::kChw32 && std::string (io.name).find ("random") == 0 ? 1.f / 64 : 1.f / 127);
+    EXPECT_FLOAT_EQ (in.scale, in.layout == L::kChw32 && std::string (io.name).find ("random") == 0
+                                   ? 1.f / 64
+                                   : 1.f / 127);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P (All, GeneratedModel, testing::Values (
-    Io {"colours", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-fp16-dla_linear", L::kDlaLinear, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-int8-chw32", L::kChw32, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-int8-dla_linear", L::kDlaLinear, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-int8-dla_hwc4", L::kDlaHwc4, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-out-fp16-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kFp16, 8},
-    Io {"colours-out-int8-chw32", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw32, T::kInt8, 8},
-    Io {"colours-out-int8-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kInt8, 8},
-    Io {"colours-batch2", L::kChw16, T::kFp16, 2, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"colours-softmax", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
-    Io {"quadrants", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 4},
-    Io {"readout", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-fp16-chw16", L::kChw16, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-fp16-dla_linear", L::kDlaLinear, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-int8-chw32", L::kChw32, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-int8-dla_linear", L::kDlaLinear, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-w225-int8-dla_hwc4", L::kDlaHwc4, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
-    Io {"readout-out-fp16-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kFp16, 48},
-    Io {"readout-out-int8-chw32", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw32, T::kInt8, 48},
-    Io {"readout-grey", L::kChw16, T::kFp16, 1, 1, 64, 64, L::kChw16, T::kFp16, 16},
-    Io {"readout-grey-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 1, 64, 70, L::kChw16, T::kFp16, 16},
-    Io {"random-cnn", L::kChw16, T::kFp16, 1, 3, 48, 64, L::kChw16, T::kFp16, 10},
-    Io {"random-cnn-int8", L::kChw32, T::kInt8, 1, 3, 48, 64, L::kDlaLinear, T::kInt8, 10},
-    Io {"random-cnn-softmax", L::kChw16, T::kFp16, 1, 3, 48, 64, L::kChw16, T::kFp16, 10}),
+INSTANTIATE_TEST_SUITE_P (
+    All, GeneratedModel,
+    testing::Values (
+        Io{"colours", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-fp16-dla_linear", L::kDlaLinear, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-int8-chw32", L::kChw32, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-int8-dla_linear", L::kDlaLinear, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-int8-dla_hwc4", L::kDlaHwc4, T::kInt8, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-out-fp16-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kFp16, 8},
+        Io{"colours-out-int8-chw32", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw32, T::kInt8, 8},
+        Io{"colours-out-int8-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kInt8, 8},
+        Io{"colours-batch2", L::kChw16, T::kFp16, 2, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-softmax", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"quadrants", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 4},
+        Io{"readout", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-fp16-chw16", L::kChw16, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-fp16-dla_linear", L::kDlaLinear, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-int8-chw32", L::kChw32, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-int8-dla_linear", L::kDlaLinear, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-w225-int8-dla_hwc4", L::kDlaHwc4, T::kInt8, 1, 3, 150, 225, L::kChw16, T::kFp16, 48},
+        Io{"readout-out-fp16-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kFp16, 48},
+        Io{"readout-out-int8-chw32", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw32, T::kInt8, 48},
+        Io{"readout-grey", L::kChw16, T::kFp16, 1, 1, 64, 64, L::kChw16, T::kFp16, 16},
+        Io{"readout-grey-fp16-dla_hwc4", L::kDlaHwc4, T::kFp16, 1, 1, 64, 70, L::kChw16, T::kFp16, 16},
+        Io{"random-cnn", L::kChw16, T::kFp16, 1, 3, 48, 64, L::kChw16, T::kFp16, 10},
+        Io{"random-cnn-int8", L::kChw32, T::kInt8, 1, 3, 48, 64, L::kDlaLinear, T::kInt8, 10},
+        Io{"random-cnn-softmax", L::kChw16, T::kFp16, 1, 3, 48, 64, L::kChw16, T::kFp16, 10}),
     [] (const testing::TestParamInfo<Io> &i) {
       std::string s = i.param.name;
       for (char &ch : s)
@@ -123,8 +131,9 @@ TEST (Model, RandomCnnHasEveryLayerKindAndBothWeightTypes)
     if (!l.weights.empty ())
       wtypes.insert (l.weight_type);
   }
-  for (auto k : {swdla::LayerKind::kConv, swdla::LayerKind::kRelu, swdla::LayerKind::kMaxPool,
-                 swdla::LayerKind::kAvgPool, swdla::LayerKind::kGlobalAvgPool, swdla::LayerKind::kFullyConnected})
+  for (auto k :
+       {swdla::LayerKind::kConv, swdla::LayerKind::kRelu, swdla::LayerKind::kMaxPool,
+        swdla::LayerKind::kAvgPool, swdla::LayerKind::kGlobalAvgPool, swdla::LayerKind::kFullyConnected})
     EXPECT_TRUE (kinds.count (k)) << swdla::layer_name (k);
   EXPECT_EQ (wtypes.size (), 2u);
   EXPECT_EQ (parse ("random-cnn-softmax").layers.back ().kind, swdla::LayerKind::kSoftmax);
@@ -132,19 +141,19 @@ TEST (Model, RandomCnnHasEveryLayerKindAndBothWeightTypes)
 
 TEST (Model, LabelsFilesMatchClassCounts)
 {
-  for (const auto &[name, count] : std::vector<std::pair<std::string, int>> {{"colours", 8}, {"quadrants", 4},
-                                                                              {"random-cnn", 10}}) {
+  for (const auto &[name, count] :
+       std::vector<std::pair<std::string, int>>{{"colours", 8}, {"quadrants", 4}, {"random-cnn", 10}}) {
     std::ifstream f (dlainfer_test::test_data (name + ".labels"));
     std::vector<std::string> lines;
     for (std::string l; std::getline (f, l);)
       lines.push_back (l);
     EXPECT_EQ (int (lines.size ()), count) << name;
     if (name == "colours") {
-      EXPECT_EQ (lines, (std::vector<std::string> {"black", "white", "red", "green", "blue", "yellow", "cyan",
-                            "magenta"}));
+      EXPECT_EQ (lines, (std::vector<std::string>{"black", "white", "red", "green", "blue", "yellow", "cyan",
+                                                  "magenta"}));
     }
     if (name == "quadrants") {
-      EXPECT_EQ (lines, (std::vector<std::string> {"top-left", "top-right", "bottom-left", "bottom-right"}));
+      EXPECT_EQ (lines, (std::vector<std::string>{"top-left", "top-right", "bottom-left", "bottom-right"}));
     }
   }
 }
@@ -211,12 +220,15 @@ TEST (Model, HeaderIsAsFormatMdSays)
   const auto b = read_model ("colours");
   ASSERT_GE (b.size (), 32u);
   EXPECT_EQ (std::string (b.begin (), b.begin () + 8), "SWDLAMDL");
-  auto u32 = [&] (size_t at) { return uint32_t (b[at]) | uint32_t (b[at + 1]) << 8 | uint32_t (b[at + 2]) << 16 | uint32_t (b[at + 3]) << 24; };
-  EXPECT_EQ (u32 (8), 1u);  /* version */
+  auto u32 = [&] (size_t at) {
+    return uint32_t (b[at]) | uint32_t (b[at + 1]) << 8 | uint32_t (b[at + 2]) << 16 |
+           uint32_t (b[at + 3]) << 24;
+  };
+  EXPECT_EQ (u32 (8), 1u);   /* version */
   EXPECT_EQ (u32 (12), 32u); /* header bytes */
-  EXPECT_EQ (u32 (16), 1u); /* inputs */
-  EXPECT_EQ (u32 (20), 1u); /* outputs */
-  EXPECT_EQ (u32 (24), 2u); /* layers: gap, fc */
+  EXPECT_EQ (u32 (16), 1u);  /* inputs */
+  EXPECT_EQ (u32 (20), 1u);  /* outputs */
+  EXPECT_EQ (u32 (24), 2u);  /* layers: gap, fc */
   EXPECT_EQ (u32 (28), b.size ());
   EXPECT_EQ (std::string (reinterpret_cast<const char *> (&b[32])), "image");
 }
@@ -227,13 +239,15 @@ TEST (Spec, ErrorsNameTheLine)
   std::string why;
   EXPECT_FALSE (swdla::build_spec ("model a\ninput name=x c=3 h=4 w=4\nbogus\nend\n", &out, &why));
   EXPECT_NE (why.find ("line 3"), std::string::npos) << why;
-  EXPECT_FALSE (swdla::build_spec ("model a\ninput name=x c=3 h=4 w=4\nfc out=2 weights=1,2\noutput name=y\nend\n",
-      &out, &why));
+  EXPECT_FALSE (swdla::build_spec (
+      "model a\ninput name=x c=3 h=4 w=4\nfc out=2 weights=1,2\noutput name=y\nend\n", &out, &why));
   EXPECT_NE (why.find ("weights"), std::string::npos) << why;
-  EXPECT_FALSE (swdla::build_spec ("model a\ninput name=x type=int8 c=3 h=4 w=4\ngap\noutput name=y\nend\n", &out, &why));
+  EXPECT_FALSE (swdla::build_spec ("model a\ninput name=x type=int8 c=3 h=4 w=4\ngap\noutput name=y\nend\n",
+                                   &out, &why));
   EXPECT_NE (why.find ("scale"), std::string::npos) << why;
-  EXPECT_FALSE (swdla::build_spec ("model a\ninput name=x layout=chw16 type=int8 scale=1 c=3 h=4 w=4\ngap\noutput name=y\nend\n",
-      &out, &why));
+  EXPECT_FALSE (swdla::build_spec (
+      "model a\ninput name=x layout=chw16 type=int8 scale=1 c=3 h=4 w=4\ngap\noutput name=y\nend\n", &out,
+      &why));
   EXPECT_NE (why.find ("cannot hold"), std::string::npos) << why;
 }
 
@@ -241,10 +255,12 @@ TEST (Spec, DerivedModelsReshapeAndFp16WeightsRound)
 {
   std::vector<swdla::SpecOutput> out;
   std::string why;
-  ASSERT_TRUE (swdla::build_spec ("model a\ninput name=x c=1 h=8 w=8\nadaptive_avgpool h=2 w=2\n"
-                                  "fc out=1 wtype=fp16 weights=0.1,0.2,0.3,0.4 bias=1e-4\noutput name=y\nend\n"
-                                  "model b base=a\nset input.w=9 input.h=5 input.layout=dla_linear\nend\n",
-      &out, &why)) << why;
+  ASSERT_TRUE (
+      swdla::build_spec ("model a\ninput name=x c=1 h=8 w=8\nadaptive_avgpool h=2 w=2\n"
+                         "fc out=1 wtype=fp16 weights=0.1,0.2,0.3,0.4 bias=1e-4\noutput name=y\nend\n"
+                         "model b base=a\nset input.w=9 input.h=5 input.layout=dla_linear\nend\n",
+                         &out, &why))
+      << why;
   ASSERT_EQ (out.size (), 2u);
   swdla::Model a, b;
   ASSERT_TRUE (swdla::parse_model (out[0].bytes.data (), out[0].bytes.size (), &a, &why)) << why;

@@ -1,10 +1,11 @@
 /* swdla's environment: status names and numbers, the fault-injection syntax, and the nth-call /
  * nth-task counters that restart when a variable changes. */
+#include "settings.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "settings.h"
 #include "cudla_abi.h"
 
 namespace {
@@ -29,7 +30,8 @@ TEST (Config, CallFaultSyntax)
 {
   std::vector<swdla::CallFault> f;
   std::string why;
-  ASSERT_TRUE (swdla::parse_call_faults ("cudlaMemRegister:2:cudlaErrorOutOfResources,cudlaSubmitTask:1:7", &f, &why));
+  ASSERT_TRUE (
+      swdla::parse_call_faults ("cudlaMemRegister:2:cudlaErrorOutOfResources,cudlaSubmitTask:1:7", &f, &why));
   ASSERT_EQ (f.size (), 2u);
   EXPECT_EQ (f[0].entry, "cudlaMemRegister");
   EXPECT_EQ (f[0].nth, 2u);

@@ -33,8 +33,8 @@ __global__ void argmax_kernel (const __half *logits, int classes, int *result)
 cudaError_t fill_solid_chw16 (cudaStream_t s, void *tensor, int h, int w, float r, float g, float b)
 {
   const int count = h * w;
-  fill_kernel<<<(count + 255) / 256, 256, 0, s>>> (static_cast<uint4 *> (tensor), count, __floats2half2_rn (r, g),
-      __floats2half2_rn (b, 0.f));
+  fill_kernel<<<(count + 255) / 256, 256, 0, s>>> (static_cast<uint4 *> (tensor), count,
+                                                   __floats2half2_rn (r, g), __floats2half2_rn (b, 0.f));
   return cudaGetLastError ();
 }
 
