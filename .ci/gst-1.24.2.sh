@@ -18,6 +18,7 @@
 #
 # Usage: gst-1.24.2.sh            build when needed (prints the prefix's state)
 #        gst-1.24.2.sh --check    exit 1 when the prefix is missing or out of date, build nothing
+#        gst-1.24.2.sh --sources  exit 1 (saying why) when the source tarball is missing
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
@@ -85,6 +86,7 @@ fi
 [ -f "$TARBALL" ] || { echo "gst-1.24.2: the GStreamer 1.24.2 sources are missing: $TARBALL does not exist. \
 Put gstreamer-1.24.2-src.tar.xz (upstream tag 1.24.2: gstreamer/ gst-plugins-{base,good,bad,ugly}/) there, \
 or set DLAINFER_GST_1242_TARBALL to its path." >&2; exit 1; }
+[ "${1:-}" != --sources ] || exit 0
 stamp="$(sha256sum < "$TARBALL" | cut -c1-64) options $(options_id)"
 current() { [ "$(cat "$ROOT$PREFIX/.dlainfer-stamp" 2>/dev/null)" = "$stamp" ]; }
 if [ "${1:-}" = --check ]; then
