@@ -4,9 +4,10 @@
 #   build-126   (Debian 13 root, its packages' 1.26)            -> .gpu-bundle-126   (id 126)
 #   build-1242  (Debian 13 root, /opt/gst-1.24.2 of gst-1.24.2.sh) -> .gpu-bundle-1242 (id 1242)
 # Each build present (or those GPU_BUNDLE_BUILDS="122 126 1242" names) goes into its own archive
-# .gpu-carry-ID.tar.gz, and all of them into .gpu-carry.tar.gz as well: a device call carries at most
-# 64 MiB, so carry the combined archive when it fits, else one build's archive per call (and run
-# .ci/gpu-host-run.sh there with GPU_HOST_BUILDS=ID). Test binaries are stripped of debug info.
+# .gpu-carry-ID.tar.gz (about 30-33 MiB each), and all of them into .gpu-carry.tar.gz when together
+# they fit the 64 MiB a device call carries (e.g. GPU_BUNDLE_BUILDS="122 126"); else carry one
+# build's archive per call and run .ci/gpu-host-run.sh there with GPU_HOST_BUILDS=ID. Test binaries
+# are stripped of debug info.
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MAKE_BUNDLE=$SRC/.ci/make-bundle.sh
@@ -42,7 +43,10 @@ for id in "${ids[@]}"; do
         mounted=1
       fi
       if [ "$id" = 126 ]; then bash "$MAKE_BUNDLE" --root "$ROOT" build-126 .gpu-bundle-126
-      else bash .ci/gst-1.24.2.sh --check && bash "$MAKE_BUNDLE" --root "$ROOT" --prefix /opt/gst-1.24.2 build-1242 .gpu-bundle-1242
+      else
+        [ -f "$ROOT/opt/gst-1.24.2/.dlainfer-stamp" ] || { echo "gpu-bundle: $ROOT/opt/gst-1.24.2 is no finished \
+GStreamer 1.24.2 build (no .dlainfer-stamp), so build-1242 cannot have been built against it; run .ci/gst-1.24.2.sh" >&2; exit 1; }
+        bash "$MAKE_BUNDLE" --root "$ROOT" --prefix /opt/gst-1.24.2 build-1242 .gpu-bundle-1242
       fi ;;
   esac
 done
@@ -64,10 +68,16 @@ pack() {  # pack ARCHIVE DIR...
   local size; size=$(stat -c %s "$1")
   echo "gpu-bundle: $1 $((size / 1024 / 1024)) MiB ($size bytes)$([ "$size" -le $LIMIT ] || echo ': OVER the 64 MiB one device call carries; carry the per-build archives instead')"
 }
-all=()
+all=() total=0
 rm -f .gpu-carry.tar.gz .gpu-carry-*.tar.gz
 for id in "${ids[@]}"; do
   pack ".gpu-carry-$id.tar.gz" "${DIR[$id]}" "${BUNDLE[$id]}"
-  all+=("${DIR[$id]}" "${BUNDLE[$id]}")
+  all+=("${DIR[$id]}" "${BUNDLE[$id]}") total=$((total + $(stat -c %s ".gpu-carry-$id.tar.gz")))
 done
-pack .gpu-carry.tar.gz "${all[@]}"
+if [ ${#ids[@]} -gt 1 ] && [ $total -le $LIMIT ]; then
+  pack .gpu-carry.tar.gz "${all[@]}"
+elif [ ${#ids[@]} -gt 1 ]; then
+  echo "gpu-bundle: no .gpu-carry.tar.gz: the builds together ($((total / 1024 / 1024)) MiB) exceed the 64 MiB one device call carries; carry .gpu-carry-ID.tar.gz per call with GPU_HOST_BUILDS=ID"
+else
+  cp ".gpu-carry-${ids[0]}.tar.gz" .gpu-carry.tar.gz
+fi
