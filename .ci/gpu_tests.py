@@ -113,6 +113,7 @@ def report(argv):
         print(f"{label}: FAILED: no test log {path} ({e.strerror}); the tests did not run")
         return 1
     failed, skipped = [], []
+    cases_skipped, programs = 0, 0
     for e in entries:
         e["name"] = e["name"].split(" / ")[-1]  # meson's "project:suite / name"
         out = e.get("stdout") or ""
@@ -120,6 +121,7 @@ def report(argv):
         ran = re.findall(r"^\[==========\] (\d+) tests? from \d+ test suites? ran", out, re.M)
         if m or e["result"] == "SKIP":
             cases = sum(int(x) for x in m)
+            cases_skipped, programs = cases_skipped + cases, programs + 1
             print(f"{label}: {e['name']}: {cases} skipped gtest case(s)"
                   + (f" of {sum(int(x) for x in ran)}" if ran else "")
                   + (" (the whole program skipped: exit 77)" if e["result"] == "SKIP" else ""))
@@ -129,6 +131,8 @@ def report(argv):
             skipped.append(e["name"])
         elif e["result"] not in ("OK", "EXPECTEDFAIL"):
             failed.append(f"{e['name']} ({e['result']})")
+    print(f"{label}: {cases_skipped} gtest case(s) skipped in {programs} of {len(entries)} program(s)"
+          + (" (each listed above)" if programs else ""))
     ok = sum(e["result"] in ("OK", "EXPECTEDFAIL") for e in entries)
     print(f"{label}: {ok} passed, {len(failed)} failed, {len(skipped)} skipped")
     if not entries:
