@@ -24,7 +24,9 @@ if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   # An interrupted debootstrap can leave its /proc and /sys mounted there: unmount before removing.
   findmnt -Rrno TARGET "$ROOT" 2>/dev/null | sort -r | xargs -r umount -l 2>/dev/null || true
   rm -rf --one-file-system "$ROOT"; mkdir -p "$ROOT"
+  t=$(date +%s)
   debootstrap --variant=minbase trixie "$ROOT" http://deb.debian.org/debian >/dev/null
+  echo "debian13: debootstrap took $(( $(date +%s) - t )) s"
 fi
 
 bind() {  # bind SRC DST-inside-root (private to this run's mount namespace)
@@ -44,8 +46,11 @@ cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | grep -c 'install ok installed' || true)
 if [ "$missing" != "$(echo $PKGS | wc -w)" ]; then
   echo "debian13: installing build packages"
+  t=$(date +%s)
+  # Colleagues' runs may hold the root's dpkg lock: wait for it rather than fail.
   chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive sh -c \
-    "apt-get update -qq && apt-get install -y -qq --no-install-recommends $PKGS" >/dev/null
+    "apt-get -o DPkg::Lock::Timeout=300 update -qq && apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $PKGS" >/dev/null
+  echo "debian13: packages installed in $(( $(date +%s) - t )) s"
 fi
 [ $# -gt 0 ] || exit 0
 chroot "$ROOT" env -i HOME=/root PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \

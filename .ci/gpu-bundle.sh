@@ -1,35 +1,57 @@
 #!/bin/bash
-# gpu-bundle.sh — packs both builds for a GPU host without GStreamer (../shared/gpu-host/README.md):
-#   build      (native, GStreamer 1.22)  -> .gpu-bundle
-#   build-126  (Debian 13 root, 1.26)    -> .gpu-bundle-126
-# Test binaries are stripped so build dirs + bundles fit what one device call can carry.
+# gpu-bundle.sh — packs the builds for a GPU host without GStreamer (.ci/make-bundle.sh):
+#   build       (native, GStreamer 1.22)                        -> .gpu-bundle       (id 122)
+#   build-126   (Debian 13 root, its packages' 1.26)            -> .gpu-bundle-126   (id 126)
+#   build-1242  (Debian 13 root, /opt/gst-1.24.2 of gst-1.24.2.sh) -> .gpu-bundle-1242 (id 1242)
+# Each build present (or those GPU_BUNDLE_BUILDS="122 126 1242" names) goes into its own archive
+# .gpu-carry-ID.tar.gz (about 30-33 MiB each), and all of them into .gpu-carry.tar.gz when together
+# they fit the 64 MiB a device call carries (e.g. GPU_BUNDLE_BUILDS="122 126"); else carry one
+# build's archive per call and run .ci/gpu-host-run.sh there with GPU_HOST_BUILDS=ID. Test binaries
+# are stripped of debug info.
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-MAKE_BUNDLE=${MAKE_BUNDLE:-$SRC/../shared/gpu-host/make-bundle.sh}
+MAKE_BUNDLE=$SRC/.ci/make-bundle.sh
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
+LIMIT=$((64 * 1024 * 1024))
 cd "$SRC"
 # pipelines/ and their tests: x264enc (test clip), textoverlay (pango) and pngenc/multifilesink (demo).
 export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile"
+declare -A DIR=([122]=build [126]=build-126 [1242]=build-1242)
+declare -A BUNDLE=([122]=.gpu-bundle [126]=.gpu-bundle-126 [1242]=.gpu-bundle-1242)
+ids=()
+for id in ${GPU_BUNDLE_BUILDS:-122 126 1242}; do
+  [ -n "${DIR[$id]:-}" ] || { echo "gpu-bundle: unknown build id $id in GPU_BUNDLE_BUILDS (122, 126 or 1242)" >&2; exit 1; }
+  if [ -d "${DIR[$id]}" ]; then ids+=("$id")
+  elif [ -n "${GPU_BUNDLE_BUILDS:-}" ]; then echo "gpu-bundle: ${DIR[$id]} (build $id) does not exist; build it first (.ci/run)" >&2; exit 1
+  fi
+done
+[ ${#ids[@]} -gt 0 ] || { echo "gpu-bundle: no build directory (build, build-126, build-1242) to pack; run .ci/run first" >&2; exit 1; }
+
 strip_build() {
   find "$1" -type f \( -perm -u+x -o -name '*.so*' \) -not -path '*/meson-private/*' -not -name '*.py' \
     -not -name '*.sh' -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
 }
-if [ -d build ]; then
-  strip_build build
-  bash "$MAKE_BUNDLE" build .gpu-bundle
-fi
-if [ -d build-126 ]; then
-  strip_build build-126
-  mkdir -p "$ROOT$SRC"
-  mountpoint -q "$ROOT$SRC" || { mount --bind "$SRC" "$ROOT$SRC"; trap 'umount -l "$ROOT$SRC"' EXIT; }
-  bash "$MAKE_BUNDLE" --root "$ROOT" build-126 .gpu-bundle-126
-fi
-# One compressed archive of what the GPU suites need (object files left out), so both builds travel
-# in one device call: carry .gpu-carry.tar.gz and run `tar xzf .gpu-carry.tar.gz` there first.
-dirs=()
-for d in build .gpu-bundle build-126 .gpu-bundle-126; do [ -d "$d" ] && dirs+=("$d"); done
-# GPU_HOST_BENCH="name ..." (as for gpu-host-run.sh): only those benchmarks' programs travel, so that
-# both builds stay within what one call carries.
+mounted=""
+for id in "${ids[@]}"; do
+  strip_build "${DIR[$id]}"
+  case $id in
+    122) bash "$MAKE_BUNDLE" build .gpu-bundle ;;
+    *)
+      if [ -z "$mounted" ]; then
+        mkdir -p "$ROOT$SRC"
+        mountpoint -q "$ROOT$SRC" || { mount --bind "$SRC" "$ROOT$SRC"; trap 'umount -l "$ROOT$SRC"' EXIT; }
+        mounted=1
+      fi
+      if [ "$id" = 126 ]; then bash "$MAKE_BUNDLE" --root "$ROOT" build-126 .gpu-bundle-126
+      else
+        [ -f "$ROOT/opt/gst-1.24.2/.dlainfer-stamp" ] || { echo "gpu-bundle: $ROOT/opt/gst-1.24.2 is no finished \
+GStreamer 1.24.2 build (no .dlainfer-stamp), so build-1242 cannot have been built against it; run .ci/gst-1.24.2.sh" >&2; exit 1; }
+        bash "$MAKE_BUNDLE" --root "$ROOT" --prefix /opt/gst-1.24.2 build-1242 .gpu-bundle-1242
+      fi ;;
+  esac
+done
+
+# GPU_HOST_BENCH="name ..." (as for gpu-host-run.sh): only those benchmarks' programs travel.
 skip=()
 if [ -n "${GPU_HOST_BENCH:-}" ]; then
   for exe in build*/tests/bench-*; do
@@ -38,6 +60,24 @@ if [ -n "${GPU_HOST_BENCH:-}" ]; then
       || skip+=(--exclude="tests/bench-$name")
   done
 fi
-tar czf .gpu-carry.tar.gz "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
-  --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' --exclude='*.p/*.cu.o' "${dirs[@]}"
-du -sh .gpu-carry.tar.gz | awk '{print "gpu-bundle: " $1 " in " $2}'
+# What the GPU suites need (object files, CPU test programs, logs left out).
+pack() {  # pack ARCHIVE DIR...
+  tar czf "$1" "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
+    --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' \
+    --exclude='*.p/*.cu.o' "${@:2}"
+  local size; size=$(stat -c %s "$1")
+  echo "gpu-bundle: $1 $((size / 1024 / 1024)) MiB ($size bytes)$([ "$size" -le $LIMIT ] || echo ': OVER the 64 MiB one device call carries; carry the per-build archives instead')"
+}
+all=() total=0
+rm -f .gpu-carry.tar.gz .gpu-carry-*.tar.gz
+for id in "${ids[@]}"; do
+  pack ".gpu-carry-$id.tar.gz" "${DIR[$id]}" "${BUNDLE[$id]}"
+  all+=("${DIR[$id]}" "${BUNDLE[$id]}") total=$((total + $(stat -c %s ".gpu-carry-$id.tar.gz")))
+done
+if [ ${#ids[@]} -gt 1 ] && [ $total -le $LIMIT ]; then
+  pack .gpu-carry.tar.gz "${all[@]}"
+elif [ ${#ids[@]} -gt 1 ]; then
+  echo "gpu-bundle: no .gpu-carry.tar.gz: the builds together ($((total / 1024 / 1024)) MiB) exceed the 64 MiB one device call carries; carry .gpu-carry-ID.tar.gz per call with GPU_HOST_BUILDS=ID"
+else
+  cp ".gpu-carry-${ids[0]}.tar.gz" .gpu-carry.tar.gz
+fi

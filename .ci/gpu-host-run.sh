@@ -1,50 +1,124 @@
 #!/bin/bash
 # gpu-host-run.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh packed for:
-# unpacks .gpu-carry.tar.gz, runs both builds' gpu suites and benchmarks, compute-sanitizer on the
-# kernel test, and leaves the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout.
+# unpacks what was carried (.gpu-carry.tar.gz and/or .gpu-carry-ID.tar.gz), runs the gpu suite of each
+# build, benchmarks, compute-sanitizer on the kernel test and the element (native build), and leaves
+# the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout.
+#
+# GPU_HOST_BUILDS="122 126 1242" (default all three) picks the builds: 122 the native build/
+#   (GStreamer 1.22), 126 build-126 (Debian 13's 1.26), 1242 build-1242 (the target's 1.24.2); one
+#   per device call when the archives together exceed what a call carries.
 # GPU_HOST_BENCH="name ..." runs only those benchmarks (none: no benchmark); GPU_HOST_BENCH_126=0
-# none on the 1.26 build; GPU_HOST_TORCH=0 skips the PyTorch baseline.
+#   none on the 1.26 build; GPU_HOST_BENCH_1242=1 also on the 1.24.2 build (default off);
+#   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_DIRECT=1 runs the tests directly from
+#   meson-info without trying `meson test` first.
+#
+# Here a GPU is required: a gpu test that skips (exit 77) counts as a failure, and so do a failed or
+# timed-out test, a sanitizer error, a sanitizer filter that selects no test, and a build that was
+# asked for but not carried. Per program, the skipped gtest cases are counted. Exit status 1 on any
+# failure. Where `meson test` refuses a build directory (configured by the Debian 13 root's Python
+# 3.13, "references functions or classes that don't exist" on this host's 3.12), the tests listed
+# in meson-info/intro-tests.json run directly (.ci/gpu_tests.py) through the bundle's loader.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT=${1:-gpu-logs}
 mkdir -p "$OUT"
-tar xzf .gpu-carry.tar.gz
-mkdir -p build/meson-logs build-126/meson-logs
+BUILDS=${GPU_HOST_BUILDS:-122 126 1242}
+declare -A DIR=([122]=build [126]=build-126 [1242]=build-1242)
+declare -A BUNDLE=([122]=.gpu-bundle [126]=.gpu-bundle-126 [1242]=.gpu-bundle-1242)
+declare -A LABEL=([122]="native (GStreamer 1.22)" [126]="Debian 13 (GStreamer 1.26)" [1242]="GStreamer 1.24.2 (target)")
+declare -A NAME=([122]=native [126]=126 [1242]=1242)
+failures=()
+fail() { echo "== FAILURE: $*"; failures+=("$*"); }
+
+for a in .gpu-carry.tar.gz; do [ ! -f "$a" ] || tar xzf "$a" || fail "cannot unpack $a"; done
+for id in $BUILDS; do
+  [ -n "${DIR[$id]:-}" ] || { fail "unknown build id $id in GPU_HOST_BUILDS (122, 126 or 1242)"; continue; }
+  [ ! -f ".gpu-carry-$id.tar.gz" ] || tar xzf ".gpu-carry-$id.tar.gz" || fail "cannot unpack .gpu-carry-$id.tar.gz"
+done
 summary() { grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout): ' "$1" | grep -v -e ' OK ' -e RUNNING ; }
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-(
-  . .gpu-bundle/env.sh
-  meson test -C build --no-rebuild --suite gpu --verbose > "$OUT/native-gpu.txt" 2>&1
-  echo "== native (GStreamer 1.22) gpu suite"; summary "$OUT/native-gpu.txt"
-  if [ "${GPU_HOST_BENCH:-}" != none ]; then
-    meson test -C build --no-rebuild --benchmark --suite gpu --verbose ${GPU_HOST_BENCH:-} > "$OUT/native-bench.txt" 2>&1
-    echo "== native benchmarks rc=$?"
+python=$(command -v python3)
+
+# run_tests ID TAG [--benchmark] [NAME...]: the build's gpu suite (or benchmarks) into OUT/TAG.txt and
+# OUT/TAG.json (testlog.json format), through meson test, else directly from intro-tests.json.
+run_tests() {
+  local id=$1 tag=$2; shift 2
+  local b=${DIR[$id]} log="$OUT/$tag.txt" json="$OUT/$tag.json" wrap=()
+  [ -z "$BUNDLE_EXE_WRAPPER" ] || wrap=(--wrapper "$BUNDLE_EXE_WRAPPER")
+  rm -f "$b/meson-logs/$tag"*.json
+  mkdir -p "$b/meson-logs"
+  if [ "${GPU_HOST_DIRECT:-0}" = 1 ]; then
+    echo "GPU_HOST_DIRECT=1: meson test not tried" > "$log"
+  else
+    meson test -C "$b" --no-rebuild --suite gpu "${wrap[@]}" --verbose --logbase "$tag" "$@" > "$log" 2>&1
   fi
-  if [ -x "$sanitizer" ]; then
-    # Not the test that makes CUDA calls fail on purpose: the sanitizer counts those as errors.
-    GTEST_FILTER='-LaunchGraphsTest.AFailedLaunch*' \
-      "$sanitizer" --tool memcheck --error-exitcode 9 build/tests/gpu-preprocess > "$OUT/sanitizer.txt" 2>&1
-    echo "== compute-sanitizer memcheck gpu-preprocess rc=$? $(grep 'ERROR SUMMARY' "$OUT/sanitizer.txt")"
-    # The element end to end (kernel, swdla's kernels, copies) on every format and a 4K frame, the
-    # geometry models, renegotiation and the run-time failures; the rest repeats these paths.
-    GTEST_FILTER='*Colours.*:ElementGpu.Quadrants*:ElementGpu.Readout*:ElementGpu.Renegotiates*:ElementGpu.TaskError*:ElementGpu.HungTask*:Surface.Int8*' \
-      meson test -C build --no-rebuild --verbose -t 20 --wrapper "$sanitizer --tool memcheck --error-exitcode 9" \
-      element-gpu element-gpu-surface > "$OUT/sanitizer-element.txt" 2>&1
-    echo "== compute-sanitizer memcheck element-gpu, element-gpu-surface rc=$? $(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer-element.txt") clean summaries, $(grep 'ERROR SUMMARY' "$OUT/sanitizer-element.txt" | grep -vc ': 0 errors') with errors"
+  local rc=$? mjson
+  # (With --wrapper, meson appends the wrapper's name to the log's: TAG-ld-linux-x86-64.so.2.json.)
+  mjson=$(ls "$b/meson-logs/$tag"*.json 2>/dev/null | head -1)
+  if [ -n "$mjson" ]; then
+    cp "$mjson" "$json"
+  else
+    echo "== ${LABEL[$id]}: meson test did not run this build dir ($(grep -m1 -o "references functions or classes that don't exist\|[A-Za-z]*Error: .*\|GPU_HOST_DIRECT=1" "$log" || echo "rc=$rc, see $log")); running meson-info's tests directly"
+    PYTHONPATH= "$python" .ci/gpu_tests.py run "$b" "$json" --suite gpu "${wrap[@]}" "$@" >> "$log" 2>&1
   fi
-)
-(
-  . .gpu-bundle-126/env.sh
-  meson test -C build-126 --no-rebuild --suite gpu --wrapper "$BUNDLE_EXE_WRAPPER" --verbose \
-    > "$OUT/126-gpu.txt" 2>&1
-  echo "== Debian 13 (GStreamer 1.26) gpu suite"; summary "$OUT/126-gpu.txt"
-  [ "${GPU_HOST_BENCH_126:-1}" = 1 ] && [ "${GPU_HOST_BENCH:-}" != none ] || exit 0
-  meson test -C build-126 --no-rebuild --benchmark --suite gpu --wrapper "$BUNDLE_EXE_WRAPPER" --verbose ${GPU_HOST_BENCH:-} \
-    > "$OUT/126-bench.txt" 2>&1
-  echo "== Debian 13 benchmarks rc=$?"
-)
+}
+
+for id in $BUILDS; do
+  [ -n "${DIR[$id]:-}" ] || continue
+  b=${DIR[$id]} tag=${NAME[$id]}
+  if [ ! -d "$b/meson-info" ] || [ ! -f "${BUNDLE[$id]}/env.sh" ]; then
+    fail "${LABEL[$id]}: $b or ${BUNDLE[$id]} was not carried (carry .gpu-carry-$id.tar.gz or .gpu-carry.tar.gz)"
+    continue
+  fi
+  (
+    . "${BUNDLE[$id]}/env.sh"
+    run_tests "$id" "$tag-gpu"
+    echo "== ${LABEL[$id]} gpu suite"; summary "$OUT/$tag-gpu.txt"
+  )
+  "$python" .ci/gpu_tests.py report "$OUT/$tag-gpu.json" "${LABEL[$id]}" || fail "${LABEL[$id]} gpu suite"
+
+  bench=1
+  [ "$id" != 126 ] || bench=${GPU_HOST_BENCH_126:-1}
+  [ "$id" != 1242 ] || bench=${GPU_HOST_BENCH_1242:-0}
+  if [ "$bench" = 1 ] && [ "${GPU_HOST_BENCH:-}" != none ]; then
+    ( . "${BUNDLE[$id]}/env.sh"; run_tests "$id" "$tag-bench" --benchmark ${GPU_HOST_BENCH:-} )
+    "$python" .ci/gpu_tests.py report "$OUT/$tag-bench.json" "${LABEL[$id]} benchmarks" > "$OUT/$tag-bench-report.txt" \
+      || { cat "$OUT/$tag-bench-report.txt"; fail "${LABEL[$id]} benchmarks"; }
+    echo "== ${LABEL[$id]} benchmarks: $(tail -1 "$OUT/$tag-bench-report.txt")"
+  fi
+
+  if [ "$id" = 122 ]; then
+    [ -x "$sanitizer" ] || { fail "compute-sanitizer not found (PATH or /usr/local/cuda/bin)"; continue; }
+    (
+      . .gpu-bundle/env.sh
+      # Not the test that makes CUDA calls fail on purpose: the sanitizer counts those as errors.
+      GTEST_FILTER='-LaunchGraphsTest.AFailedLaunch*' \
+        "$sanitizer" --tool memcheck --error-exitcode 9 build/tests/gpu-preprocess > "$OUT/sanitizer.txt" 2>&1
+      echo "rc=$?" >> "$OUT/sanitizer.txt"
+      # The element end to end (kernel, swdla's kernels, copies) on every format and a 4K frame, the
+      # geometry models, renegotiation and the run-time failures; the rest repeats these paths.
+      GTEST_FILTER='*Colours.*:ElementGpu.Quadrants*:ElementGpu.Readout*:ElementGpu.Renegotiates*:ElementGpu.TaskError*:ElementGpu.HungTask*:Surface.Int8*' \
+        meson test -C build --no-rebuild --verbose -t 20 --wrapper "$sanitizer --tool memcheck --error-exitcode 9" \
+        element-gpu element-gpu-surface > "$OUT/sanitizer-element.txt" 2>&1
+      echo "rc=$?" >> "$OUT/sanitizer-element.txt"
+    )
+    for f in sanitizer sanitizer-element; do
+      t="$OUT/$f.txt"
+      clean=$(grep -c 'ERROR SUMMARY: 0 errors' "$t") dirty=$(grep 'ERROR SUMMARY' "$t" | grep -vc ': 0 errors')
+      ran=$(grep -oE '\[==========\] [0-9]+ tests? from .* ran' "$t" | awk '{print $2}' | tr '\n' ' ')
+      echo "== compute-sanitizer memcheck ($f) $(tail -1 "$t"), $clean clean summaries, $dirty with errors, gtest cases run per program: ${ran:-none}"
+      [ "$(tail -1 "$t")" = rc=0 ] || fail "compute-sanitizer ($f): $(tail -1 "$t") (see $t)"
+      [ "$dirty" = 0 ] && [ "$clean" -gt 0 ] || fail "compute-sanitizer ($f): $dirty summaries with errors, $clean clean"
+      [ -n "$ran" ] && ! grep -qw 0 <<< "$ran" || fail "compute-sanitizer ($f): a GTEST_FILTER selected no test (cases run: ${ran:-none}); fix the filter in .ci/gpu-host-run.sh"
+    done
+  fi
+done
 # The PyTorch column of the preprocessing benchmark (the host's own Python with torch).
-if [ "${GPU_HOST_TORCH:-1}" = 1 ]; then
+if [ "${GPU_HOST_TORCH:-1}" = 1 ] && [[ " $BUILDS " == *" 122 "* ]]; then
   python3 tests/kernels/preprocess_torch_bench.py > "$OUT/torch.txt" 2>&1
   echo "== PyTorch preprocessing baseline rc=$?"
 fi
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "gpu-host-run: ${#failures[@]} failure(s):"; printf '  %s\n' "${failures[@]}"; exit 1
+fi
+echo "gpu-host-run: all passed (builds: $BUILDS)"

@@ -1,5 +1,5 @@
 # lib.sh — sourced by the pipeline scripts: paths, the model, and gst-launch-1.0 (also through a
-# GPU-host bundle, ../shared/gpu-host/README.md, whose tools may need the bundled loader).
+# GPU-host bundle, .ci/make-bundle.sh, whose tools may need the bundled loader).
 PIPELINES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_ROOT=$(dirname "$PIPELINES_DIR")
 BUILD=${DLAINFER_BUILD_ROOT:-$SRC_ROOT/${BUILD_DIR:-build}}

@@ -78,6 +78,28 @@ TEST (Element, RegistersAnywhere)
   gst_object_unref (f);
 }
 
+/* The GStreamer this test runs on is the one it was compiled against, plugins included: a build
+ * against the 1.24.2 prefix that loaded the Debian 13 root's 1.26 libraries or plugins (a leaking
+ * LD_LIBRARY_PATH or plugin path) would test the wrong version without failing anything else. */
+TEST (Element, RunsOnTheGStreamerItWasBuiltAgainst)
+{
+  guint major, minor, micro, nano;
+  gst_version (&major, &minor, &micro, &nano);
+  EXPECT_EQ (major, guint (GST_VERSION_MAJOR));
+  EXPECT_EQ (minor, guint (GST_VERSION_MINOR));
+  EXPECT_EQ (micro, guint (GST_VERSION_MICRO)) << "libgstreamer " << gst_version_string () << ", headers "
+                                               << GST_VERSION_MAJOR << "." << GST_VERSION_MINOR << "."
+                                               << GST_VERSION_MICRO;
+  /* -base's videotestsrc: its release's major.minor (packages may differ in the micro version). */
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "videotestsrc");
+  ASSERT_NE (plugin, nullptr) << "videotestsrc is not installed";
+  const std::string want = std::to_string (GST_VERSION_MAJOR) + "." + std::to_string (GST_VERSION_MINOR) + ".";
+  EXPECT_EQ (std::string (gst_plugin_get_version (plugin)).rfind (want, 0), 0u)
+      << "videotestsrc " << gst_plugin_get_version (plugin) << " from " << gst_plugin_get_filename (plugin)
+      << ", built against GStreamer " << GST_VERSION_MAJOR << "." << GST_VERSION_MINOR;
+  gst_object_unref (plugin);
+}
+
 /* Both pads take the six formats in CUDA and in system memory. */
 TEST (Element, PadTemplates)
 {
