@@ -4,8 +4,9 @@ set -euo pipefail
 pkgs=(meson ninja-build pkg-config g++ libgtest-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-  python3 python3-numpy python3-pil python3-onnx valgrind debootstrap
+  python3 python3-numpy python3-pil python3-onnx valgrind debootstrap clang-format
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core)
+# (clang-format: CI checks the sources against .clang-format.)
 # (python3-onnx: the ONNX twins of the swdla models, tools/twins/, checked in the unit suite.)
 # (pipelines/: gstreamer1.0-x has textoverlay (pango) for the demo's PNG frames, fonts-dejavu-core a
 # font for it, gstreamer1.0-plugins-ugly has x264enc for the x86 script's test clip.)
