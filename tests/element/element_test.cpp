@@ -87,13 +87,14 @@ TEST (Element, RunsOnTheGStreamerItWasBuiltAgainst)
   gst_version (&major, &minor, &micro, &nano);
   EXPECT_EQ (major, guint (GST_VERSION_MAJOR));
   EXPECT_EQ (minor, guint (GST_VERSION_MINOR));
-  EXPECT_EQ (micro, guint (GST_VERSION_MICRO)) << "libgstreamer " << gst_version_string () << ", headers "
-                                               << GST_VERSION_MAJOR << "." << GST_VERSION_MINOR << "."
-                                               << GST_VERSION_MICRO;
+  EXPECT_EQ (micro, guint (GST_VERSION_MICRO))
+      << "libgstreamer " << gst_version_string () << ", headers " << GST_VERSION_MAJOR << "."
+      << GST_VERSION_MINOR << "." << GST_VERSION_MICRO;
   /* -base's videotestsrc: its release's major.minor (packages may differ in the micro version). */
   GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (), "videotestsrc");
   ASSERT_NE (plugin, nullptr) << "videotestsrc is not installed";
-  const std::string want = std::to_string (GST_VERSION_MAJOR) + "." + std::to_string (GST_VERSION_MINOR) + ".";
+  const std::string want =
+      std::to_string (GST_VERSION_MAJOR) + "." + std::to_string (GST_VERSION_MINOR) + ".";
   EXPECT_EQ (std::string (gst_plugin_get_version (plugin)).rfind (want, 0), 0u)
       << "videotestsrc " << gst_plugin_get_version (plugin) << " from " << gst_plugin_get_filename (plugin)
       << ", built against GStreamer " << GST_VERSION_MAJOR << "." << GST_VERSION_MINOR;
