@@ -1,5 +1,8 @@
 #include "settings.h"
 
+#include <time.h>
+
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -223,6 +226,113 @@ int64_t service_us ()
 bool log_enabled ()
 {
   return env_int ("SWDLA_LOG", 0, 0, 1) != 0;
+}
+
+uint64_t jittered_ns (uint64_t base_ns, int pct, uint64_t seed, uint64_t k)
+{
+  if (base_ns == 0 || pct <= 0)
+    return base_ns;
+  /* splitmix64: output k of the sequence whose state starts at `seed` */
+  uint64_t z = seed + k * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  const double u = double (z >> 11) / double (1ull << 53); /* [0, 1) */
+  const double scale = 1.0 + double (pct > 100 ? 100 : pct) / 100.0 * (2.0 * u - 1.0);
+  return uint64_t (std::llround (double (base_ns) * scale));
+}
+
+int service_jitter_pct ()
+{
+  return int (env_int ("SWDLA_SERVICE_JITTER_PCT", 0, 0, 100));
+}
+
+uint64_t seed ()
+{
+  const char *v = std::getenv ("SWDLA_SEED");
+  uint64_t s = 1;
+  if (v && *v && !parse_u64 (v, &s)) {
+    warn_bad_env ("SWDLA_SEED", v, "expected an unsigned integer");
+    s = 1;
+  }
+  return s;
+}
+
+uint64_t ServiceTime::next_ns ()
+{
+  const int64_t us = service_us ();
+  const int pct = service_jitter_pct ();
+  const uint64_t s = seed ();
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (!started_ || s != seed_ || pct != pct_) {
+    started_ = true;
+    seed_ = s;
+    pct_ = pct;
+    count_ = 0;
+  }
+  return jittered_ns (uint64_t (us) * 1000u, pct, s, ++count_);
+}
+
+bool parse_queue_full (const std::string &text, QueueFull *out)
+{
+  if (text == "block")
+    *out = QueueFull::kBlock;
+  else if (text == "fail")
+    *out = QueueFull::kFail;
+  else
+    return false;
+  return true;
+}
+
+QueueLimit queue_limit ()
+{
+  QueueLimit q;
+  q.limit = uint64_t (env_int ("SWDLA_QUEUE_LIMIT", 0, 0, 1000000));
+  const char *v = std::getenv ("SWDLA_QUEUE_FULL");
+  if (v && *v && !parse_queue_full (v, &q.full)) {
+    warn_bad_env ("SWDLA_QUEUE_FULL", v, "expected block or fail");
+    q.full = QueueFull::kBlock;
+  }
+  return q;
+}
+
+Admission admit (const QueueLimit &q, uint64_t in_flight, uint64_t incoming, std::string *why)
+{
+  if (q.limit == 0 || in_flight + incoming <= q.limit)
+    return Admission::kAdmit;
+  const std::string limit = " (SWDLA_QUEUE_LIMIT=" + std::to_string (q.limit) + ")";
+  if (incoming > q.limit) {
+    if (why)
+      *why = std::to_string (incoming) + " tasks in one submit exceed the queue limit" + limit;
+    return Admission::kRefuse;
+  }
+  if (q.full == QueueFull::kBlock)
+    return Admission::kWait;
+  if (why)
+    *why = "queue limit reached: " + std::to_string (in_flight) + " tasks of this handle not yet complete" +
+           limit;
+  return Admission::kRefuse;
+}
+
+int64_t submit_cpu_us ()
+{
+  return env_int ("SWDLA_SUBMIT_CPU_US", 0, 0, 1000000);
+}
+
+uint64_t thread_cpu_ns ()
+{
+  timespec ts{};
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t (ts.tv_sec) * 1000000000u + uint64_t (ts.tv_nsec);
+}
+
+void burn_thread_cpu (uint64_t ns)
+{
+  if (ns == 0)
+    return;
+  const uint64_t start = thread_cpu_ns ();
+  while (thread_cpu_ns () - start < ns) {
+  }
 }
 
 void warn_bad_env (const char *var, const std::string &value, const std::string &why)

@@ -66,6 +66,55 @@ int num_cores ();
 int64_t service_us ();
 bool log_enabled ();
 
+/* Service-time jitter: draw `k` (from 1) of the sequence seeded by `seed` (splitmix64, the kth
+ * output), as `base_ns` scaled uniformly within +-`pct` % (pct 0..100). Pure: the same arguments
+ * always give the same time. */
+uint64_t jittered_ns (uint64_t base_ns, int pct, uint64_t seed, uint64_t k);
+
+/* SWDLA_SERVICE_JITTER_PCT (0..100, default 0), SWDLA_SEED (default 1). */
+int service_jitter_pct ();
+uint64_t seed ();
+
+/* Each task's service time: SWDLA_SERVICE_US jittered by SWDLA_SERVICE_JITTER_PCT. Task k since
+ * SWDLA_SEED and SWDLA_SERVICE_JITTER_PCT took their current values gets draw k (one sequence per
+ * process, in submission order), so a run with the same settings and submissions repeats. */
+class ServiceTime {
+ public:
+  /* Counts one task and returns its service time in nanoseconds (0: none). */
+  uint64_t next_ns ();
+
+ private:
+  std::mutex mutex_;
+  bool started_ = false;
+  uint64_t seed_ = 0; /* the values when counting started */
+  int pct_ = 0;
+  uint64_t count_ = 0;
+};
+
+/* SWDLA_QUEUE_LIMIT (0 = none, the default; else 1..1,000,000 tasks of one handle not yet
+ * complete) and SWDLA_QUEUE_FULL (block, the default, or fail): what a submit meets when it is
+ * reached. */
+enum class QueueFull { kBlock, kFail };
+struct QueueLimit {
+  uint64_t limit = 0;
+  QueueFull full = QueueFull::kBlock;
+};
+bool parse_queue_full (const std::string &text, QueueFull *out);
+QueueLimit queue_limit ();
+
+/* Whether a submit of `incoming` tasks may join the handle's `in_flight` ones: admitted, to wait
+ * for the oldest to complete (block), or refused (fail, or more tasks at once than the limit) with
+ * `why`. */
+enum class Admission { kAdmit, kWait, kRefuse };
+Admission admit (const QueueLimit &q, uint64_t in_flight, uint64_t incoming, std::string *why);
+
+/* SWDLA_SUBMIT_CPU_US (0..1,000,000, default 0): CPU each accepted cudlaSubmitTask burns. */
+int64_t submit_cpu_us ();
+
+/* CPU time of the calling thread (ns), and a busy wait until it has grown by `ns`. */
+uint64_t thread_cpu_ns ();
+void burn_thread_cpu (uint64_t ns);
+
 /* Reports a malformed variable once per distinct value, on stderr. */
 void warn_bad_env (const char *var, const std::string &value, const std::string &why);
 

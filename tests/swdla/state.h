@@ -79,9 +79,9 @@ struct cudlaDevHandle_t {
   cudlaModule_t *module = nullptr;
   bool loaded_once = false;                              /* a handle loads one loadable in its lifetime */
   std::map<uint64_t, swdla::Registration> registrations; /* by DLA address */
-  std::vector<swdla::TaskEventPtr> pending;
-  std::vector<swdla::TaskEventPtr> events; /* every event its tasks recorded, to record again */
-  swdla::StatusWord status;                /* what cudlaGetLastError returns */
+  std::vector<swdla::TaskEventPtr> pending; /* tasks in flight, oldest first (SWDLA_QUEUE_LIMIT) */
+  std::vector<swdla::TaskEventPtr> events;  /* every event its tasks recorded, to record again */
+  swdla::StatusWord status;                 /* what cudlaGetLastError returns */
 
   bool busy (); /* any task still in flight (prunes finished ones) */
   /* An event for the next task: one nothing refers to any more (no core, registration or pending
@@ -108,6 +108,7 @@ struct State {
   StatusWord poison; /* 911 once an external-device fault has completed */
   bool poison_ready = false;
   Faults faults;
+  ServiceTime service; /* each task's service time (SWDLA_SERVICE_US, jittered) */
 };
 State &state ();
 

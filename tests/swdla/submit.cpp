@@ -1,8 +1,11 @@
-/* swdla: cudlaSubmitTask. Every task is checked before any is queued; then each one runs on the
- * caller's stream after the previous task of its DLA core (one task at a time per core), as
- * kernels: service time, fault or hang, the network, the status word, an event. */
+/* swdla: cudlaSubmitTask. Every task is checked before any is queued; a handle with
+ * SWDLA_QUEUE_LIMIT tasks not yet complete refuses or waits (SWDLA_QUEUE_FULL); then each task
+ * runs on the caller's stream after the previous task of its DLA core (one task at a time per
+ * core), as kernels: service time (jittered), fault or hang, the network, the status word, an
+ * event. */
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <vector>
@@ -17,21 +20,37 @@ using swdla::state;
 namespace {
 
 /* CPU time the callers' threads spent inside cudlaSubmitTask: the software DLA's own host work
- * (checks, launching the network's kernels). A real submit also costs CPU (its checks, the
- * ioctl), so what benchmarks take out with this is an upper bound of what is not the caller's. */
+ * (checks, launching the network's kernels, SWDLA_SUBMIT_CPU_US's burn). A real submit also costs
+ * CPU (its checks, the ioctl), so what benchmarks take out with this is an upper bound of what is
+ * not the caller's. Waiting for a queue slot (SWDLA_QUEUE_FULL=block) is left out: a real driver
+ * would sleep there. */
 std::atomic<uint64_t> submit_cpu_ns{0};
 
-uint64_t thread_cpu_ns ()
-{
-  timespec ts{};
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t (ts.tv_sec) * 1000000000u + uint64_t (ts.tv_nsec);
-}
+/* Threads waiting inside cudlaSubmitTask for a queue slot now (swdlaQueueWaiters, tests). */
+std::atomic<int> queue_waiters{0};
 
 struct CountCpu {
-  const uint64_t start = thread_cpu_ns ();
-  ~CountCpu () { submit_cpu_ns += thread_cpu_ns () - start; }
+  const uint64_t start = swdla::thread_cpu_ns ();
+  uint64_t excluded = 0;
+  ~CountCpu () { submit_cpu_ns += swdla::thread_cpu_ns () - start - excluded; }
 };
+
+/* Waits, without swdla's lock, until the task behind `e` has completed: polls its event, sleeping
+ * 10 us at first and then up to 200 us in between (a real driver would sleep until an interrupt),
+ * so the wait costs little CPU and ends at most 0.2 ms late. Returns the CPU it did cost. */
+uint64_t wait_for_slot (const swdla::TaskEventPtr &e)
+{
+  const uint64_t start = swdla::thread_cpu_ns ();
+  ++queue_waiters;
+  long pause_ns = 10000;
+  while (!e->done ()) {
+    const timespec pause{0, pause_ns};
+    nanosleep (&pause, nullptr);
+    pause_ns = std::min (2 * pause_ns, 200000L);
+  }
+  --queue_waiters;
+  return swdla::thread_cpu_ns () - start;
+}
 
 struct Resolved {
   cudlaModule_t *module = nullptr;
@@ -154,9 +173,9 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
   cudaError_t err = cudaSuccess;
   if (core.last && core.last->event ())
     err = cudaStreamWaitEvent (stream, core.last->event (), 0);
-  const int64_t service = swdla::service_us ();
-  if (err == cudaSuccess && service > 0)
-    err = swdla::enqueue_spin (stream, uint64_t (service) * 1000u);
+  const uint64_t service_ns = state ().service.next_ns (); /* SWDLA_SERVICE_US, jittered */
+  if (err == cudaSuccess && service_ns > 0)
+    err = swdla::enqueue_spin (stream, service_ns);
   int32_t status = cudlaSuccess;
   bool run = !noop;
   if (run && plan.hang_ms > 0) {
@@ -199,16 +218,13 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
   return cudaSuccess;
 }
 
-}  // namespace
-
-extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cudlaTask *const ptrToTasks,
-                                        uint32_t const numTasks, void *const stream, uint32_t const flags)
+/* The submit under swdla's lock: checks, the queue limit, the CPU burn, then the tasks. A full
+ * queue that blocks sets `wait` to the handle's oldest task instead (the caller waits unlocked and
+ * comes back: everything is checked again, as the handle may have changed meanwhile). */
+cudlaStatus submit_locked (const Call &call, cudlaDevHandle const devHandle,
+                           const cudlaTask *const ptrToTasks, uint32_t const numTasks, void *const stream,
+                           uint32_t const flags, swdla::TaskEventPtr *wait)
 {
-  const CountCpu count;
-  const Call call ("cudlaSubmitTask");
-  if (call.injected ())
-    return cudlaStatus (call.injected ());
-  std::lock_guard<std::mutex> lock (state ().mutex);
   if (!swdla::known (devHandle))
     return call.refuse (cudlaErrorInvalidDevice, "unknown device handle");
   if (!ptrToTasks || numTasks == 0)
@@ -242,12 +258,27 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
     if (st != cudlaSuccess)
       return st;
   }
+  /* SWDLA_QUEUE_LIMIT: the handle's tasks not yet complete, oldest first (one core runs them in
+   * submission order) */
+  devHandle->busy ();
+  std::string why;
+  switch (swdla::admit (swdla::queue_limit (), devHandle->pending.size (), numTasks, &why)) {
+    case swdla::Admission::kAdmit:
+      break;
+    case swdla::Admission::kWait:
+      *wait = devHandle->pending.front ();
+      return cudlaSuccess;
+    case swdla::Admission::kRefuse:
+      return call.refuse (cudlaErrorOutOfResources, why);
+  }
   if (swdla::layout_check_enabled ())
     for (const Resolved &r : tasks) {
       const cudlaStatus st = check_input_padding (call, r, s);
       if (st != cudlaSuccess)
         return st;
     }
+  /* SWDLA_SUBMIT_CPU_US: a real submit's CPU, spent under the global lock as cuDLA's would be */
+  swdla::burn_thread_cpu (uint64_t (swdla::submit_cpu_us ()) * 1000u);
   for (const Resolved &r : tasks) {
     const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0);
     if (err != cudaSuccess)
@@ -257,7 +288,33 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
   return cudlaSuccess;
 }
 
+}  // namespace
+
+extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cudlaTask *const ptrToTasks,
+                                        uint32_t const numTasks, void *const stream, uint32_t const flags)
+{
+  CountCpu count;
+  const Call call ("cudlaSubmitTask");
+  if (call.injected ())
+    return cudlaStatus (call.injected ());
+  for (;;) {
+    swdla::TaskEventPtr wait;
+    {
+      std::lock_guard<std::mutex> lock (state ().mutex);
+      const cudlaStatus st = submit_locked (call, devHandle, ptrToTasks, numTasks, stream, flags, &wait);
+      if (!wait)
+        return st;
+    }
+    count.excluded += wait_for_slot (wait); /* SWDLA_QUEUE_FULL=block: other handles and cores go on */
+  }
+}
+
 extern "C" uint64_t swdlaSubmitCpuNs (void)
 {
   return submit_cpu_ns.load ();
+}
+
+extern "C" int swdlaQueueWaiters (void)
+{
+  return queue_waiters.load ();
 }

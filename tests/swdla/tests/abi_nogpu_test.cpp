@@ -73,7 +73,8 @@ TEST_F (AbiNoGpu, ExportsAllSixteenEntryPointsAndItsOwn)
                            "swdlaBackendName",
                            "swdlaExternalDeviceError",
                            "swdlaLastRefusal",
-                           "swdlaSubmitCpuNs"})
+                           "swdlaSubmitCpuNs",
+                           "swdlaQueueWaiters"})
     EXPECT_NE (lib ().sym<void *> (name), nullptr) << name;
   /* Nothing else leaks out (the CUDA runtime inside is static and hidden). */
   EXPECT_EQ (lib ().sym<void *> ("cudaMalloc"), nullptr);
@@ -86,6 +87,9 @@ TEST_F (AbiNoGpu, IdentifiesItself)
   EXPECT_STREQ (name (), "swdla");
   const auto ext = lib ().sym<int (*) ()> ("swdlaExternalDeviceError");
   EXPECT_EQ (ext (), 0);
+  const auto waiters = lib ().sym<int (*) ()> ("swdlaQueueWaiters");
+  ASSERT_NE (waiters, nullptr);
+  EXPECT_EQ (waiters (), 0) << "no submit waits for a queue slot";
 }
 
 TEST_F (AbiNoGpu, VersionAndCores)
@@ -130,6 +134,26 @@ TEST_F (AbiNoGpu, NvSciEntryPointsAreStandaloneOnly)
   uint64_t *p = nullptr;
   EXPECT_EQ (FN (cudlaImportExternalMemory) (bogus, nullptr, &p, 0), cudlaErrorInvalidDevice);
   EXPECT_EQ (FN (cudlaImportExternalSemaphore) (bogus, nullptr, &p, 0), cudlaErrorInvalidDevice);
+}
+
+/* The frames-in-flight settings leave a refused submit alone: no CPU burnt (SWDLA_SUBMIT_CPU_US is
+ * for accepted submits), no wait for a slot (SWDLA_QUEUE_FULL=block), the usual status. */
+TEST_F (AbiNoGpu, RefusedSubmitBurnsNoCpuAndNeverWaits)
+{
+  int dummy[64] = {};
+  auto h = reinterpret_cast<cudlaDevHandle> (dummy);
+  cudlaTask task{};
+  setenv ("SWDLA_SUBMIT_CPU_US", "200000", 1);
+  setenv ("SWDLA_QUEUE_LIMIT", "1", 1);
+  setenv ("SWDLA_QUEUE_FULL", "block", 1);
+  const auto counted = lib ().sym<uint64_t (*) ()> ("swdlaSubmitCpuNs");
+  ASSERT_NE (counted, nullptr);
+  const uint64_t before = counted ();
+  EXPECT_EQ (FN (cudlaSubmitTask) (h, &task, 1, dummy, 0), cudlaErrorInvalidDevice);
+  EXPECT_LT (counted () - before, 100000000u) << "a refused submit burnt SWDLA_SUBMIT_CPU_US";
+  unsetenv ("SWDLA_SUBMIT_CPU_US");
+  unsetenv ("SWDLA_QUEUE_LIMIT");
+  unsetenv ("SWDLA_QUEUE_FULL");
 }
 
 TEST_F (AbiNoGpu, UnknownHandlesAndModulesAreRefusedWithoutTouchingThem)
