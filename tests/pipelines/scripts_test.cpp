@@ -1,6 +1,7 @@
 /* unit: the shell logic of the pipeline scripts on any machine, with stand-ins for gst-inspect-1.0,
  * gst-launch-1.0 and trtexec written into a directory of each test's own and put first on PATH:
- * lib.sh's check for post-messages, and DRY_RUN=print against the command really run. */
+ * lib.sh's check for post-messages, DRY_RUN=print against the command really run, and
+ * build-loadable.sh's two TensorRT recipes and its errors. */
 #include <gtest/gtest.h>
 
 #include "run_support.h"
@@ -183,4 +184,170 @@ TEST (Scripts, JetsonScriptsNeedAModelAlsoToPrint)
       EXPECT_EQ (r.status, 2) << s << " DRY_RUN=" << dry << ": " << r.out;
       EXPECT_NE (r.out.find ("set MODEL"), std::string::npos) << s << ": " << r.out;
     }
+}
+
+namespace {
+
+/* trtexec stand-in: the banner of TensorRT $STANDIN_TRT (none when unset), each call's arguments
+ * appended to $TRTEXEC_RECORD as one line, and --saveEngine's file written. */
+const char *kTrtexecStandin =
+    "#!/bin/bash\n"
+    "[ -z \"${STANDIN_TRT:-}\" ] || echo \"&&&& RUNNING TensorRT.trtexec [TensorRT v$STANDIN_TRT] [b1] # "
+    "trtexec $*\"\n"
+    "echo \"$*\" >> \"$TRTEXEC_RECORD\"\n"
+    "for a; do case $a in --saveEngine=*) echo loadable > \"${a#--saveEngine=}\" ;; esac; done\n";
+
+struct Built {
+  Outcome outcome;
+  std::string build_call; /* the arguments of the call that builds (not --help), "" if none */
+};
+
+Built build_loadable (const TempDir &tmp, std::vector<std::string> args,
+                      std::vector<std::pair<std::string, std::string>> env)
+{
+  const std::string record = tmp / "trtexec.calls";
+  g_unlink (record.c_str ());
+  std::vector<std::string> argv = {"bash", pipelines_dir () + "/build-loadable.sh"};
+  argv.insert (argv.end (), args.begin (), args.end ());
+  env.push_back ({"TRTEXEC_RECORD", record});
+  bool has_trtexec = false;
+  for (const auto &kv : env)
+    has_trtexec = has_trtexec || kv.first == "TRTEXEC";
+  if (!has_trtexec)
+    env.push_back ({"TRTEXEC", tmp / "trtexec"});
+  Built b;
+  b.outcome = run_clean (tmp.path (), argv, env);
+  for (const auto &l : lines_of (read_file (record)))
+    if (l.find ("--onnx=") != std::string::npos)
+      b.build_call = l;
+  return b;
+}
+
+}  // namespace
+
+/* One recipe per TensorRT generation, chosen from trtexec's banner or TRT_VERSION: the exact
+ * trtexec command lines. */
+TEST (BuildLoadable, CommandLinePerTensorRtVersion)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "trtexec", kTrtexecStandin, true));
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  const std::string io16 = "--inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16";
+  const std::string tail = " --buildDLAStandalone --saveEngine=" + tmp / "net.loadable";
+  struct Case {
+    const char *what;
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    std::string expected;
+    const char *says;
+  };
+  const std::vector<Case> cases = {
+      {"TensorRT 11.4.1, FP16",
+       {{"STANDIN_TRT", "110401"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 " + io16 + tail,
+       "TensorRT 11.4.1 (from "},
+      {"TensorRT 11, INT8 formats, core 1: the precision from the ONNX, no --int8",
+       {{"STANDIN_TRT", "110401"}, {"IN_FORMAT", "int8:dla_hwc4"}, {"OUT_FORMAT", "int8:dla_linear"}},
+       {onnx, tmp / "q.loadable", "1"},
+       "--onnx=" + onnx +
+           " --useDLACore=1 --inputIOFormats=int8:dla_hwc4 --outputIOFormats=int8:dla_linear "
+           "--buildDLAStandalone "
+           "--saveEngine=" +
+           tmp / "q.loadable",
+       "TensorRT 11 (strongly typed"},
+      {"TensorRT 10.3, FP16: --fp16",
+       {{"STANDIN_TRT", "100300"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 10.3.0 (from "},
+      {"TensorRT 10.3, INT8 input: --fp16 --int8",
+       {{"STANDIN_TRT", "100300"}, {"IN_FORMAT", "int8:chw32"}},
+       {onnx},
+       "--onnx=" + onnx +
+           " --useDLACore=0 --fp16 --int8 --inputIOFormats=int8:chw32 --outputIOFormats=fp16:chw16" + tail,
+       "TensorRT <= 10"},
+      {"TensorRT 10, calibration cache",
+       {{"STANDIN_TRT", "100300"}, {"CALIB", "cal.cache"}, {"OUT_FORMAT", "int8:dla_linear"}},
+       {onnx},
+       "--onnx=" + onnx +
+           " --useDLACore=0 --fp16 --int8 --calib=cal.cache --inputIOFormats=fp16:chw16 "
+           "--outputIOFormats=int8:dla_linear" +
+           tail,
+       "TensorRT <= 10"},
+      {"TensorRT 8.6.1 (the old version code)",
+       {{"STANDIN_TRT", "8601"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 8.6.1 (from "},
+      {"TRT_VERSION=10 wins over the banner",
+       {{"STANDIN_TRT", "110401"}, {"TRT_VERSION", "10"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 10 (from TRT_VERSION)"},
+      {"TRT_VERSION=11.4.1 without a banner",
+       {{"TRT_VERSION", "11.4.1"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 " + io16 + tail,
+       "TensorRT 11.4.1 (from TRT_VERSION)"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE (c.what);
+    const Built b = build_loadable (tmp, c.args, c.env);
+    EXPECT_EQ (b.outcome.status, 0) << b.outcome.out;
+    EXPECT_EQ (b.build_call, c.expected) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find (c.says), std::string::npos) << b.outcome.out;
+    /* The printed command is the one run. */
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + tmp / "trtexec " + c.expected + "\n"),
+               std::string::npos)
+        << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: wrote "), std::string::npos) << b.outcome.out;
+  }
+}
+
+/* Clear errors, and trtexec is not asked to build. */
+TEST (BuildLoadable, Errors)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "trtexec", kTrtexecStandin, true));
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    int status;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{{"STANDIN_TRT", "110401"}}, {}, 2, "usage: "},
+      {{{"STANDIN_TRT", "110401"}}, {tmp / "missing.onnx"}, 2, "no such ONNX file: " + tmp / "missing.onnx"},
+      {{{"STANDIN_TRT", "110401"}, {"TRTEXEC", tmp / "no-trtexec"}},
+       {onnx},
+       3,
+       "trtexec not found at " + tmp / "no-trtexec"},
+      {{{"STANDIN_TRT", "110401"}, {"IN_FORMAT", "fp32:linear"}},
+       {onnx},
+       2,
+       "unknown IN_FORMAT 'fp32:linear': one of"},
+      {{{"STANDIN_TRT", "110401"}, {"OUT_FORMAT", "int8:dla_hwc4"}},
+       {onnx},
+       2,
+       "unknown OUT_FORMAT 'int8:dla_hwc4': one of fp16:chw16 fp16:dla_linear int8:chw32 int8:dla_linear"},
+      {{{"STANDIN_TRT", "110401"}}, {onnx, tmp / "out.loadable", "one"}, 2, "DLA_CORE must be a number"},
+      {{}, {onnx}, 3, "cannot tell TensorRT's version"},
+      {{{"STANDIN_TRT", "8401"}}, {onnx}, 3, "TensorRT 8.4.1 has no --buildDLAStandalone"},
+      {{{"STANDIN_TRT", "110401"}, {"CALIB", "cal.cache"}},
+       {onnx},
+       2,
+       "CALIB: TensorRT 11.4.1 has no calibration"},
+      {{{"TRT_VERSION", "eleven"}}, {onnx}, 2, "TRT_VERSION must look like"},
+  };
+  for (const auto &c : cases) {
+    const Built b = build_loadable (tmp, c.args, c.env);
+    SCOPED_TRACE (c.says);
+    EXPECT_EQ (b.outcome.status, c.status) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + c.says), std::string::npos) << b.outcome.out;
+    EXPECT_EQ (b.build_call, "") << "trtexec was asked to build";
+  }
 }
