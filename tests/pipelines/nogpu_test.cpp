@@ -101,3 +101,31 @@ TEST (Scripts, PrintTheirPipelines)
     }
   }
 }
+
+/* --source takes what gst-launch-1.0 takes before "! cudaupload", caps shorthand included (parsed
+ * alone, "videotestsrc ! video/x-raw,format=NV12" was refused with: no element "video"). Without
+ * a GPU, cudaupload may be missing: the error then names it, not the caps. */
+TEST (ExampleUsage, SourceTakesCapsShorthand)
+{
+  const Outcome r =
+      run ({pipelines_build () + "/dlainfer-example", "--model", "/nonexistent.loadable", "--source",
+            "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=64"},
+           kNoDevice);
+  ASSERT_EQ (r.why, "");
+  EXPECT_NE (r.status, 0) << r.out;
+  EXPECT_EQ (r.out.find ("no element \"video\""), std::string::npos) << r.out;
+  EXPECT_EQ (r.out.find ("no element \"video"), std::string::npos) << r.out;
+}
+
+TEST (ExampleUsage, BadSourceIsNamed)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", "m.loadable", "--source",
+                          "videotestsrc ! no-such-element-here"},
+                         kNoDevice);
+  EXPECT_EQ (r.status, 2) << r.out;
+  EXPECT_NE (
+      r.out.find ("dlainfer-example: bad --source: \"videotestsrc ! no-such-element-here ! cudaupload"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE (r.out.find ("no-such-element-here"), std::string::npos) << r.out;
+}

@@ -145,15 +145,14 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   g_free (dir);
 }
 
-/* The example application prints one JSON line per frame with the meta's fields. */
-TEST (ExampleApp, PrintsOneJsonLinePerFrame)
+namespace {
+
+/* Runs the example application on `source` (12 yellow frames) and checks its JSON lines. */
+void expect_example_json (const std::string &source)
 {
-  REQUIRE_SWDLA ();
   const Outcome r =
       run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
-            "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
-            "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter "
-            "caps=video/x-raw,format=NV12,width=320,height=180"},
+            "--labels", dlainfer_test::test_data ("colours.labels"), "--source", source},
            {}, true);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 0) << r.out;
@@ -173,6 +172,35 @@ TEST (ExampleApp, PrintsOneJsonLinePerFrame)
     ++n;
   }
   EXPECT_EQ (n, 12) << r.out;
+}
+
+}  // namespace
+
+/* The example application prints one JSON line per frame with the meta's fields; its --source
+ * takes what gst-launch-1.0 takes before "! cudaupload" (caps shorthand, or a capsfilter). */
+TEST (ExampleApp, PrintsOneJsonLinePerFrame)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! "
+      "video/x-raw,format=NV12,width=320,height=180");
+}
+
+TEST (ExampleApp, SourceWithCapsfilter)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter "
+      "caps=video/x-raw,format=NV12,width=320,height=180");
+}
+
+/* A source already in CUDA memory goes through cudaupload untouched (no download/upload). */
+TEST (ExampleApp, SourceInCudaMemory)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! "
+      "video/x-raw,format=NV12,width=320,height=180 ! cudaupload ! video/x-raw(memory:CUDAMemory)");
 }
 
 /* x86: a clip made with x264enc, decoded by nvh264dec into CUDA memory, classified. */
