@@ -12,7 +12,9 @@ pkgs=(meson ninja-build pkg-config g++ libgtest-dev
 # font for it, gstreamer1.0-plugins-ugly has x264enc for the x86 script's test clip.)
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  # (The status is read whole, then matched: `dpkg-query | grep -q` under pipefail can fail when grep
+  # exits first and dpkg-query dies of SIGPIPE.)
+  [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == *'install ok installed'* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"

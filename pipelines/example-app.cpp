@@ -4,8 +4,12 @@
  *
  *   SOURCE ! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer ! fakesink
  *
- * SOURCE is a gst-launch fragment ending in raw video (default: 100 frames of videotestsrc in NV12);
- * e.g. --source "filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudadownload".
+ * SOURCE is what a gst-launch-1.0 line would have before "! cudaupload": elements ending in raw
+ * video in system or CUDA memory, caps included (default: 100 frames of videotestsrc in NV12), e.g.
+ *   --source "videotestsrc num-buffers=300 ! video/x-raw,format=NV12,width=1280,height=720"
+ *   --source "filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec"
+ * A decoder that writes CUDA memory (nvh264dec) hands its frames to dlainfer in place: cudaupload
+ * passes CUDA memory through, and copies only frames in system memory.
  *
  *   dlainfer-example --model M [--labels L] [--source DESC] [--frames N]
  *
@@ -13,12 +17,11 @@
  *   {"frame":0,"pts":0,"element":"infer","backend":"dla","carried":false,"age":0,
  *    "results":[{"class_id":2,"label":"red","confidence":0.9981}]}
  * Errors go to stderr; exit 0 at end of stream, 1 on a pipeline error, 2 on bad usage. */
+#include <gst/dlainfer/gstdlameta.h>
 #include <gst/gst.h>
 
 #include <cstdio>
 #include <string>
-
-#include "gstdlameta.h" /* installed: <gst/dlainfer/gstdlameta.h> */
 
 namespace {
 
@@ -103,25 +106,27 @@ int main (int argc, char **argv)
     return 2;
   }
 
-  /* The source: any fragment that ends in raw video, as a bin with a ghost src pad. Caps are written
-   * as an explicit capsfilter: gst_parse_bin_from_description here took the `! video/x-raw` shorthand
-   * for an element named "video". */
-  std::string src_desc = source ? source
-                                : "videotestsrc num-buffers=" + std::to_string (frames) +
-                                      " ! capsfilter caps=video/x-raw,format=NV12,width=1280,height=720";
+  /* The source and cudaupload, parsed as gst-launch-1.0 parses "SOURCE ! cudaupload ! ...", into a
+   * bin with a ghost src pad: caps at the end of SOURCE ("! video/x-raw,format=NV12") then filter the
+   * link to cudaupload, as on a gst-launch-1.0 line (parsed alone, such caps would be read as an
+   * element named "video"). */
+  const std::string src_desc = (source ? std::string (source)
+                                       : "videotestsrc num-buffers=" + std::to_string (frames) +
+                                             " ! video/x-raw,format=NV12,width=1280,height=720") +
+                               " ! cudaupload name=upload";
   GstElement *src = gst_parse_bin_from_description (src_desc.c_str (), TRUE, &err);
   if (!src) {
-    std::fprintf (stderr, "dlainfer-example: bad --source: %s\n", err ? err->message : "?");
+    std::fprintf (stderr, "dlainfer-example: bad --source: \"%s\": %s\n", src_desc.c_str (),
+                  err ? err->message : "?");
     g_clear_error (&err);
     return 2;
   }
 
   GstElement *pipeline = gst_pipeline_new ("example");
-  GstElement *upload = make ("cudaupload", "upload");
   GstElement *filter = make ("capsfilter", "cuda-caps");
   GstElement *infer = make ("dlainfer", "infer");
   GstElement *sink = make ("fakesink", "sink");
-  if (!upload || !filter || !infer || !sink)
+  if (!filter || !infer || !sink)
     return 1;
   GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory)");
   g_object_set (filter, "caps", caps, nullptr);
@@ -129,8 +134,8 @@ int main (int argc, char **argv)
   g_object_set (infer, "model", model, nullptr);
   if (labels)
     g_object_set (infer, "labels", labels, nullptr);
-  gst_bin_add_many (GST_BIN (pipeline), src, upload, filter, infer, sink, nullptr);
-  if (!gst_element_link_many (src, upload, filter, infer, sink, nullptr)) {
+  gst_bin_add_many (GST_BIN (pipeline), src, filter, infer, sink, nullptr);
+  if (!gst_element_link_many (src, filter, infer, sink, nullptr)) {
     std::fprintf (stderr, "dlainfer-example: could not link the pipeline\n");
     gst_object_unref (pipeline);
     return 1;

@@ -13,7 +13,8 @@
 #
 # DRY_RUN=1: on any CUDA machine, a live videotestsrc stands in for nvarguscamerasrc and identity for
 # nvvidconv, with the colours model on swdla (how the script is tested; not run on a Jetson here).
-# DRY_RUN=print: print the pipeline only.
+# DRY_RUN=print: print the command line that the same environment would run (MODEL is needed as for a
+# run), and do not run it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FRAMES=${FRAMES:-300}

@@ -14,7 +14,8 @@
 #
 # DRY_RUN=1: on any CUDA machine, videotestsrc stands in for filesrc..nvv4l2decoder and identity for
 # nvvidconv, with the colours model on swdla; the rest of the pipeline is unchanged. (This is how the
-# script is tested; it was not run on a Jetson here.) DRY_RUN=print: print the pipeline only.
+# script is tested; it was not run on a Jetson here.) DRY_RUN=print: print the command line that the
+# same environment would run (MODEL and CLIP are needed as for a run), and do not run it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FRAMES=${FRAMES:-60}
@@ -23,7 +24,6 @@ if [ "$DRY_RUN" = 1 ]; then
   head=(videotestsrc "num-buffers=$FRAMES" "pattern=${PATTERN:-green}" ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1
         ! identity name=nvv4l2decoder-standin ! identity name=nvvidconv-standin)
 else
-  [ "$DRY_RUN" != print ] || set -- "${1:-CLIP.mp4}"
   clip=${1:?usage: MODEL=... LABELS=... jetson-file.sh CLIP.mp4 (H.264 in MP4)}
   [ -n "${MODEL:-}" ] || { echo "jetson-file.sh: set MODEL to a cuDLA loadable (pipelines/build-loadable.sh)" >&2; exit 2; }
   head=(filesrc "location=$clip" ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv)

@@ -4,22 +4,41 @@ PIPELINES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_ROOT=$(dirname "$PIPELINES_DIR")
 BUILD=${DLAINFER_BUILD_ROOT:-$SRC_ROOT/${BUILD_DIR:-build}}
 export GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0:-$BUILD/gst}
+# DRY_RUN=print: everything as in a run (the same model, the same checks of the element), but each
+# command line is printed and not run.
 DRY_RUN=${DRY_RUN:-}
-if [ "$DRY_RUN" = print ]; then MODEL=${MODEL:-MODEL.loadable}; fi
 
-# gst_tool NAME ARGS: runs gst-launch-1.0 / gst-inspect-1.0, through $BUNDLE_EXE_WRAPPER when a
-# bundle built in another C library's root is in use.
-gst_tool() {
-  local tool=$1; shift
+# gst_tool_argv NAME: TOOL=(the command that runs gst-launch-1.0 / gst-inspect-1.0): through
+# $BUNDLE_EXE_WRAPPER when a bundle built in another C library's root is in use.
+TOOL=()
+gst_tool_argv() {
   local bundled=${GST_PLUGIN_SYSTEM_PATH_1_0:-}
-  bundled=${bundled%/plugins}/bin/$tool
+  bundled=${bundled%/plugins}/bin/$1
   if [ -n "${BUNDLE_EXE_WRAPPER:-}" ] && [ -x "$bundled" ]; then
-    $BUNDLE_EXE_WRAPPER "$bundled" "$@"
+    # shellcheck disable=SC2206  # the wrapper is a command line: split on blanks
+    TOOL=($BUNDLE_EXE_WRAPPER "$bundled")
   else
-    "$tool" "$@"
+    TOOL=("$1")
   fi
 }
-have_element() { gst_tool gst-inspect-1.0 --exists "$1" 2>/dev/null; }
+# gst_tool NAME ARGS: runs it.
+gst_tool() {
+  gst_tool_argv "$1"; shift
+  "${TOOL[@]}" "$@"
+}
+# (--atleast-version: without it, gst-inspect-1.0 --exists also wants the plugin's version to be at
+# least the core's (1.22...), which dlainfer's 0.x never is.)
+have_element() { gst_tool gst-inspect-1.0 --exists --atleast-version=0.0.0 "$1" 2>/dev/null; }
+
+# have_property ELEMENT PROPERTY: whether gst-inspect-1.0 ELEMENT lists PROPERTY. The whole output is
+# read first and searched after: `gst-inspect-1.0 ELEMENT | grep -q ...` under pipefail answered "no"
+# at random (grep exits at its match, gst-inspect-1.0 dies of SIGPIPE writing the rest, and pipefail
+# reports that 141).
+have_property() {
+  local text
+  text=$(gst_tool gst-inspect-1.0 "$1" 2>/dev/null) || return 1
+  grep -q -- "^  $2 " <<< "$text"
+}
 
 # MODEL/LABELS as given (a cuDLA loadable: the real DLA through JetPack's libcudla.so.1); when
 # MODEL is unset, the colours model on swdla (software DLA on the GPU, for x86 hosts and dry runs).
@@ -33,8 +52,9 @@ use_model() {
 }
 
 # The dlainfer element and the results on stdout: with the element's post-messages property
-# (gst-launch-1.0 -m prints each message), otherwise an identity after it whose last-message
-# (gst-launch-1.0 -v) names the meta on each buffer.
+# (gst-launch-1.0 -m prints each message: labels and confidences), otherwise (a dlainfer without
+# the property) an identity after it whose last-message (gst-launch-1.0 -v) names the meta on each
+# buffer, and a note saying that no labels will be shown.
 INFER=() LAUNCH_OPTS=()
 infer_element() {
   INFER=(dlainfer name=infer "model=$MODEL")
@@ -42,22 +62,45 @@ infer_element() {
   [ -z "${DLA_CORE:-}" ] || INFER+=("dla-core=$DLA_CORE")
   [ -z "${MEAN:-}" ] || INFER+=("mean=$MEAN")
   [ -z "${STD:-}" ] || INFER+=("std=$STD")
-  if [ "$DRY_RUN" != print ] && gst_tool gst-inspect-1.0 dlainfer 2>/dev/null | grep -q '^  post-messages '; then
+  if have_property dlainfer post-messages; then
     INFER+=(post-messages=true)
     LAUNCH_OPTS=(-m)
   else
+    echo "note: gst-inspect-1.0 finds no dlainfer with post-messages (GST_PLUGIN_PATH_1_0=$GST_PLUGIN_PATH_1_0): results shown as the meta's name only (identity, -v)" >&2
     INFER+=(! identity name=results silent=false)
     LAUNCH_OPTS=(-v)
   fi
 }
 
-# run_pipeline ELEMENTS...: prints the command; runs it unless DRY_RUN=print.
-run_pipeline() {
-  local a line="pipeline: gst-launch-1.0 -e ${LAUNCH_OPTS[*]}"
+# shell_words ARGS: the arguments as one line that bash reads back as the same arguments (quoted
+# only where needed).
+shell_words() {
+  local a line=''
   for a in "$@"; do
-    case $a in *[\ \(\)\<\>\;\&\|\"]*) line+=" '$a'" ;; *) line+=" $a" ;; esac
+    if [ "$a" = '!' ] || [[ -n $a && $a != *[!A-Za-z0-9_./:=,+@%^-]* ]]; then
+      line+=" $a"
+    else
+      line+=" '${a//\'/\'\\\'\'}'"
+    fi
   done
-  echo "$line"
+  echo "${line# }"
+}
+
+# launch_command ELEMENTS...: LAUNCH=(the one command line that runs the pipeline): the environment
+# these scripts set (env GST_PLUGIN_PATH_1_0=... [DLAINFER_CUDLA_LIBRARY=...]), gst-launch-1.0,
+# -e, LAUNCH_OPTS, ELEMENTS. Printed and run as it is, so a printed line runs the same pipeline.
+LAUNCH=()
+launch_command() {
+  LAUNCH=(env "GST_PLUGIN_PATH_1_0=$GST_PLUGIN_PATH_1_0")
+  [ -z "${DLAINFER_CUDLA_LIBRARY:-}" ] || LAUNCH+=("DLAINFER_CUDLA_LIBRARY=$DLAINFER_CUDLA_LIBRARY")
+  gst_tool_argv gst-launch-1.0
+  LAUNCH+=("${TOOL[@]}" -e "${LAUNCH_OPTS[@]}" "$@")
+}
+
+# run_pipeline ELEMENTS...: prints the command line ("pipeline: ..."); runs it unless DRY_RUN=print.
+run_pipeline() {
+  launch_command "$@"
+  echo "pipeline: $(shell_words "${LAUNCH[@]}")"
   [ "$DRY_RUN" = print ] && return 0
-  gst_tool gst-launch-1.0 -e "${LAUNCH_OPTS[@]}" "$@"
+  "${LAUNCH[@]}"
 }

@@ -37,7 +37,9 @@ finish() {
   echo "orin-acceptance: report in $REPORT (work files in $WORK); please send the report back (docs/orin-kit.md)" >&2
   exit "${1:-$([ $nfail -eq 0 ] && echo 0 || echo 1)}"
 }
-field() { grep -o "\(^\| \)$1=[^ ]*" | head -1 | cut -d= -f2; }  # field KEY < lines
+# field KEY < lines: the first KEY=VALUE's value. (Readers here take all their input: a reader that
+# stops early, such as head or grep -q/-m1, kills the writer with SIGPIPE, and pipefail reports that.)
+field() { grep -o "\(^\| \)$1=[^ ]*" | sed -n '1s/^[^=]*=//p'; }
 
 say "# gst-dlainfer Orin acceptance report"
 say "INFO date $(date -u +%Y-%m-%dT%H:%M:%SZ) host $(hostname) $(uname -srm)"
@@ -58,13 +60,13 @@ else
   jp=$(dpkg-query -W -f='${Version}' nvidia-jetpack 2>/dev/null || true)
   [ -n "$l4t$jp" ] || missing+=' JetPack (no /etc/nv_tegra_release, no nvidia-jetpack package): this is not a Jetson;'
   command -v "$TRTEXEC" >/dev/null || missing+=" TensorRT (no trtexec at $TRTEXEC; set TRTEXEC);"
-  ldconfig -p 2>/dev/null | grep -q 'libcudla.so.1' || [ -n "${DLAINFER_CUDLA_LIBRARY:-}" ] || missing+=' cuDLA (no libcudla.so.1: JetPack ships it);'
+  grep -q 'libcudla.so.1' <<< "$(ldconfig -p 2>/dev/null)" || [ -n "${DLAINFER_CUDLA_LIBRARY:-}" ] || missing+=' cuDLA (no libcudla.so.1: JetPack ships it);'
   say "INFO jetpack ${jp:-unknown} l4t '${l4t:-unknown}'"
   if [ -n "$missing" ]; then
     result FAIL "environment missing:$missing run this on a Jetson AGX Orin with JetPack 7.2.2+ and TensorRT 11.4.1, or DRY_RUN=1 on an x86 CUDA host"
     finish 3
   fi
-  say "INFO tensorrt $("$TRTEXEC" --help 2>&1 | grep -o 'TensorRT v[0-9]*' | head -1)"
+  say "INFO tensorrt $(grep -o 'TensorRT v[0-9]*' <<< "$("$TRTEXEC" --help 2>&1)" | sed -n 1p)"
 fi
 export DLAINFER_CUDLA_LIBRARY
 
@@ -161,7 +163,8 @@ if [ -n "$col" ]; then
 fi
 if [ -n "$bb" ]; then
   single=() ; for core in 0 1; do
-    single[$core]=$("$INSPECT" --run "$RUNS" --core $core --random 1 "$bb" 2>&1 | grep -m1 '^run: handle=0' | field per_s)
+    out=$("$INSPECT" --run "$RUNS" --core $core --random 1 "$bb" 2>&1)
+    single[$core]=$(grep '^run: handle=0' <<< "$out" | field per_s)
     probe "throughput backbone core=$core per_s=${single[$core]:-?} (dlainfer-inspect, one handle)"
   done
   # One loadable on both cores at once.
@@ -179,7 +182,8 @@ if [ -n "$bb" ]; then
       ! cudaupload ! dlainfer "model=$col" dla-core=0 ! fakesink sync=false > "$WORK/load.log" 2>&1 &
     loader=$!
     sleep 2
-    busy=$("$INSPECT" --run "$RUNS" --core 1 --random 1 "$bb" 2>&1 | grep -m1 '^run: handle=0')
+    out=$("$INSPECT" --run "$RUNS" --core 1 --random 1 "$bb" 2>&1)
+    busy=$(grep -m1 '^run: handle=0' <<< "$out")
     kill "$loader" 2>/dev/null; wait "$loader" 2>/dev/null
     probe "interference backbone core=1 alone_per_s=${single[1]:-?} with_1080p_pipeline_on_core0_per_s=$(field per_s <<< "$busy") task_us_p99=$(field task_us_p99 <<< "$busy")"
   fi
@@ -192,8 +196,10 @@ for name in backbone colours; do
   for core in 0 1; do
     "$TRTEXEC" --onnx="$KIT/$onnx" --useDLACore=$core --inputIOFormats="$inf" --outputIOFormats="$outf" \
       --saveEngine="$WORK/$name.core$core.engine" > "$WORK/$name.engine.log" 2>&1
-    trt=$("$TRTEXEC" --loadEngine="$WORK/$name.core$core.engine" --useDLACore=$core 2>&1 | grep -m1 -o 'Throughput: [0-9.]* qps' | awk '{print $2}')
-    ours=$("$INSPECT" --run "$RUNS" --core $core --random 1 "${LOADABLE[$name]}" 2>&1 | grep -m1 '^run: handle=0' | field per_s)
+    out=$("$TRTEXEC" --loadEngine="$WORK/$name.core$core.engine" --useDLACore=$core 2>&1)
+    trt=$(grep -m1 -o 'Throughput: [0-9.]* qps' <<< "$out" | awk '{print $2}')
+    out=$("$INSPECT" --run "$RUNS" --core $core --random 1 "${LOADABLE[$name]}" 2>&1)
+    ours=$(grep '^run: handle=0' <<< "$out" | field per_s)
     probe "vs-trtexec $name core=$core dlainfer_inspect_per_s=${ours:-?} trtexec_qps=${trt:-?}"
   done
 done

@@ -7,10 +7,12 @@
 # Shows: the decoder's output stays on the GPU (CUDA memory, in the primary context dlainfer offers
 # to its neighbours), dlainfer reads it in place and attaches a result to every frame; printed per
 # frame (-m with post-messages=true, or the meta's name with -v).
-# Without CLIP it first makes one, $BUILD/pipelines/test-clip-PATTERN.mp4 (FRAMES frames of
-# videotestsrc pattern PATTERN, default red, 640x360) with x264enc (Debian: gstreamer1.0-plugins-ugly).
+# Without CLIP it first makes one, CLIP_DIR/test-clip-PATTERN.mp4 (CLIP_DIR: $BUILD/pipelines;
+# FRAMES frames of videotestsrc pattern PATTERN, default red, 640x360) with x264enc (Debian:
+# gstreamer1.0-plugins-ugly).
 # MODEL/LABELS: a cuDLA loadable; unset: the colours model on swdla (software DLA: an x86 GPU has no
-# DLA, so these are not hardware results). DRY_RUN=print: print the pipelines only.
+# DLA, so these are not hardware results). DRY_RUN=print: print the two command lines that the same
+# environment would run, and run neither.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FRAMES=${FRAMES:-60}
@@ -18,7 +20,7 @@ PATTERN=${PATTERN:-red}
 use_model
 clip=${1:-}
 if [ -z "$clip" ]; then
-  clip=$BUILD/pipelines/test-clip-$PATTERN.mp4
+  clip=${CLIP_DIR:-$BUILD/pipelines}/test-clip-$PATTERN.mp4
   if [ "$DRY_RUN" != print ]; then
     have_element x264enc || { echo "x86-h264.sh: x264enc is missing (Debian: gstreamer1.0-plugins-ugly), needed for the test clip" >&2; exit 4; }
     mkdir -p "$(dirname "$clip")"

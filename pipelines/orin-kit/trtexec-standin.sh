@@ -14,6 +14,7 @@ for a in "$@"; do
   esac
 done
 echo "&&&& RUNNING TensorRT.trtexec [TensorRT v110401] (stand-in) # trtexec $*"
+[ -n "$onnx$load" ] || exit 0  # --help: the banner (build-loadable.sh reads the version from it)
 if [ -n "$load" ]; then
   [ -f "$load" ] || { echo "[E] cannot read $load"; exit 1; }
   echo "[I] Throughput: 1000.0 qps"

@@ -64,15 +64,19 @@ TEST (ExampleUsage, ModelIsRequired)
   EXPECT_NE (r.out.find ("--model"), std::string::npos) << r.out;
 }
 
-/* The real (not stand-in) pipelines of the scripts, as the README shows them. */
+/* The real (not stand-in) pipelines of the scripts, as the README shows them, with the results
+ * printed per frame (post-messages=true, -m) and the environment they need on the line. */
 TEST (Scripts, PrintTheirPipelines)
 {
-  const std::vector<std::pair<std::string, std::string>> env = {{"DRY_RUN", "print"}};
+  const std::vector<std::pair<std::string, std::string>> env = {{"DRY_RUN", "print"},
+                                                                {"MODEL", "net.loadable"}};
   const Outcome file = run ({"bash", pipelines_dir () + "/jetson-file.sh", "clip.mp4"}, env);
   EXPECT_EQ (file.status, 0) << file.out;
   EXPECT_NE (
-      file.out.find ("filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
-                     "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"),
+      file.out.find (
+          "filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
+          "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer name=infer "
+          "model=net.loadable post-messages=true ! fakesink sync=false"),
       std::string::npos)
       << file.out;
   const Outcome cam = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, env);
@@ -80,19 +84,48 @@ TEST (Scripts, PrintTheirPipelines)
   EXPECT_NE (cam.out.find ("nvarguscamerasrc sensor-id=0"), std::string::npos) << cam.out;
   EXPECT_NE (cam.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos)
       << cam.out;
-  const Outcome x86 = run ({"bash", pipelines_dir () + "/x86-h264.sh"}, env);
+  const Outcome x86 =
+      run ({"bash", pipelines_dir () + "/x86-h264.sh"}, {{"DRY_RUN", "print"}, {"MODEL", ""}});
   EXPECT_EQ (x86.status, 0) << x86.out;
   EXPECT_NE (x86.out.find ("x264enc"), std::string::npos) << x86.out;
   EXPECT_NE (x86.out.find ("! nvh264dec ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer"), std::string::npos)
       << x86.out;
+  EXPECT_NE (x86.out.find ("colours.swdla"), std::string::npos) << "the model a run would use\n" << x86.out;
+  for (const Outcome *o : {&file, &cam, &x86}) {
+    for (const auto &l : lines_of (o->out)) {
+      if (l.rfind ("pipeline: ", 0) != 0 || l.find ("dlainfer") == std::string::npos)
+        continue;
+      EXPECT_EQ (l.rfind ("pipeline: env GST_PLUGIN_PATH_1_0=", 0), 0u) << l;
+      EXPECT_NE (l.find (" gst-launch-1.0 -e -m "), std::string::npos) << l;
+      EXPECT_NE (l.find (" post-messages=true "), std::string::npos) << l;
+    }
+  }
 }
 
-/* Outside a dry run the Jetson scripts need a loadable, and say so. */
-TEST (Scripts, JetsonScriptsNeedAModel)
+/* --source takes what gst-launch-1.0 takes before "! cudaupload", caps shorthand included (parsed
+ * alone, "videotestsrc ! video/x-raw,format=NV12" was refused with: no element "video"). Without
+ * a GPU, cudaupload may be missing: the error then names it, not the caps. */
+TEST (ExampleUsage, SourceTakesCapsShorthand)
 {
-  for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
-    const Outcome r = run ({"bash", pipelines_dir () + "/" + s, "clip.mp4"}, {{"MODEL", ""}});
-    EXPECT_EQ (r.status, 2) << s << ": " << r.out;
-    EXPECT_NE (r.out.find ("set MODEL"), std::string::npos) << s << ": " << r.out;
-  }
+  const Outcome r =
+      run ({pipelines_build () + "/dlainfer-example", "--model", "/nonexistent.loadable", "--source",
+            "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=64"},
+           kNoDevice);
+  ASSERT_EQ (r.why, "");
+  EXPECT_NE (r.status, 0) << r.out;
+  EXPECT_EQ (r.out.find ("no element \"video\""), std::string::npos) << r.out;
+  EXPECT_EQ (r.out.find ("no element \"video"), std::string::npos) << r.out;
+}
+
+TEST (ExampleUsage, BadSourceIsNamed)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", "m.loadable", "--source",
+                          "videotestsrc ! no-such-element-here"},
+                         kNoDevice);
+  EXPECT_EQ (r.status, 2) << r.out;
+  EXPECT_NE (
+      r.out.find ("dlainfer-example: bad --source: \"videotestsrc ! no-such-element-here ! cudaupload"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE (r.out.find ("no-such-element-here"), std::string::npos) << r.out;
 }

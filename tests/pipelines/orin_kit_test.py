@@ -25,8 +25,11 @@ def check(cond, what):
 
 
 def main():
-    mode = sys.argv[1]
-    tmp = tempfile.mkdtemp(prefix='orin-kit-')
+    with tempfile.TemporaryDirectory(prefix='orin-kit-') as tmp:  # the test's own, removed after
+        run(sys.argv[1], tmp)
+
+
+def run(mode, tmp):
     report = os.path.join(tmp, 'report.txt')
     env = dict(os.environ, REPORT=report, WORK=tmp, RUNS='20')
     env.pop('DRY_RUN', None)

@@ -55,23 +55,51 @@ std::string first_label (const std::string &line)
   return line.substr (p, end == std::string::npos ? std::string::npos : end - p);
 }
 
-/* Checks a script's run: -m with post-messages (one dlainfer-result message per frame with the
- * label), or -v with identity (the meta's name on every buffer). */
+/* The confidences of a "dlainfer-result" message line: confidences=(float)< 0.98, ... >. */
+std::vector<double> confidences (const std::string &line)
+{
+  std::vector<double> v;
+  size_t p = line.find ("confidences=(float)<");
+  if (p == std::string::npos)
+    return v;
+  p += 20;
+  const size_t end = line.find ('>', p);
+  while (p < end) {
+    char *stop = nullptr;
+    const double x = g_ascii_strtod (line.c_str () + p, &stop);
+    if (stop == line.c_str () + p)
+      break;
+    v.push_back (x);
+    p = size_t (stop - line.c_str ());
+    while (p < end && (line[p] == ',' || line[p] == ' '))
+      ++p;
+  }
+  return v;
+}
+
+/* Checks a script's run: it launched with post-messages=true and -m, and EVERY frame has its
+ * "dlainfer-result" message with `label` first and a confidence in (0, 1]. (A run that fell back to
+ * identity -v shows no labels: that is a failure here.) */
 void expect_results (const Outcome &r, int frames, const std::string &label)
 {
   EXPECT_EQ (r.status, 0) << r.out;
   EXPECT_NE (r.out.find ("Got EOS"), std::string::npos) << r.out;
-  const int messages = count_lines_with (r.out, {"from element \"infer\"", "dlainfer-result"});
-  if (messages > 0) {
-    EXPECT_EQ (messages, frames) << r.out;
-    int labelled = 0;
-    for (const auto &l : lines_of (r.out))
-      labelled += l.find ("dlainfer-result") != std::string::npos && first_label (l) == label;
-    EXPECT_EQ (labelled, frames) << "every frame should be labelled " << label << "\n" << r.out;
-  } else {
-    EXPECT_EQ (count_lines_with (r.out, {"last-message = chain", "GstDlaClassificationMeta"}), frames)
-        << r.out;
+  EXPECT_EQ (count_lines_with (r.out, {"pipeline: ", " gst-launch-1.0 -e -m ", " post-messages=true "}), 1)
+      << "the script did not launch with post-messages=true and -m\n"
+      << r.out;
+  int messages = 0, labelled = 0, confident = 0;
+  for (const auto &l : lines_of (r.out)) {
+    if (l.find ("from element \"infer\"") == std::string::npos ||
+        l.find ("dlainfer-result") == std::string::npos)
+      continue;
+    ++messages;
+    labelled += first_label (l) == label;
+    const auto c = confidences (l);
+    confident += !c.empty () && c[0] > 0.0 && c[0] <= 1.0;
   }
+  EXPECT_EQ (messages, frames) << "one dlainfer-result message per frame\n" << r.out;
+  EXPECT_EQ (labelled, frames) << "every frame should be labelled " << label << "\n" << r.out;
+  EXPECT_EQ (confident, frames) << "every frame should have a confidence in (0, 1]\n" << r.out;
 }
 
 }  // namespace
@@ -117,15 +145,14 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   g_free (dir);
 }
 
-/* The example application prints one JSON line per frame with the meta's fields. */
-TEST (ExampleApp, PrintsOneJsonLinePerFrame)
+namespace {
+
+/* Runs the example application on `source` (12 yellow frames) and checks its JSON lines. */
+void expect_example_json (const std::string &source)
 {
-  REQUIRE_SWDLA ();
   const Outcome r =
       run ({pipelines_build () + "/dlainfer-example", "--model", dlainfer_test::test_data ("colours.swdla"),
-            "--labels", dlainfer_test::test_data ("colours.labels"), "--source",
-            "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter "
-            "caps=video/x-raw,format=NV12,width=320,height=180"},
+            "--labels", dlainfer_test::test_data ("colours.labels"), "--source", source},
            {}, true);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 0) << r.out;
@@ -147,12 +174,42 @@ TEST (ExampleApp, PrintsOneJsonLinePerFrame)
   EXPECT_EQ (n, 12) << r.out;
 }
 
+}  // namespace
+
+/* The example application prints one JSON line per frame with the meta's fields; its --source
+ * takes what gst-launch-1.0 takes before "! cudaupload" (caps shorthand, or a capsfilter). */
+TEST (ExampleApp, PrintsOneJsonLinePerFrame)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! "
+      "video/x-raw,format=NV12,width=320,height=180");
+}
+
+TEST (ExampleApp, SourceWithCapsfilter)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! capsfilter "
+      "caps=video/x-raw,format=NV12,width=320,height=180");
+}
+
+/* A source already in CUDA memory goes through cudaupload untouched (no download/upload). */
+TEST (ExampleApp, SourceInCudaMemory)
+{
+  REQUIRE_SWDLA ();
+  expect_example_json (
+      "videotestsrc num-buffers=12 pattern=solid-color foreground-color=0xffffff00 ! "
+      "video/x-raw,format=NV12,width=320,height=180 ! cudaupload ! video/x-raw(memory:CUDAMemory)");
+}
+
 /* x86: a clip made with x264enc, decoded by nvh264dec into CUDA memory, classified. */
 TEST (Scripts, X86H264)
 {
   REQUIRE_SWDLA ();
+  TempDir clips ("dlainfer-x86-h264-XXXXXX");
   const Outcome r = run ({"bash", pipelines_dir () + "/x86-h264.sh"},
-                         {{"FRAMES", "30"}, {"PATTERN", "blue"}, {"MODEL", ""}});
+                         {{"FRAMES", "30"}, {"PATTERN", "blue"}, {"MODEL", ""}, {"CLIP_DIR", clips.path ()}});
   if (r.status == 4)
     GTEST_SKIP () << r.out;
   expect_results (r, 30, "blue");

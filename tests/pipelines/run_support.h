@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include <string>
 #include <utility>
@@ -70,6 +71,48 @@ inline Outcome run (std::vector<std::string> argv,
   g_free (err);
   g_strfreev (envp);
   return r;
+}
+
+/* A directory of its own for one test (under $TMPDIR, or /tmp), removed with what it holds. */
+class TempDir {
+ public:
+  explicit TempDir (const char *name = "dlainfer-pipelines-XXXXXX")
+  {
+    gchar *d = g_dir_make_tmp (name, nullptr);
+    path_ = d ? d : "";
+    g_free (d);
+  }
+  ~TempDir ()
+  {
+    if (!path_.empty ())
+      run ({"rm", "-rf", "--", path_}, {});
+  }
+  TempDir (const TempDir &) = delete;
+  TempDir &operator= (const TempDir &) = delete;
+  const std::string &path () const { return path_; }
+  std::string operator/ (const std::string &name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/* Writes `text` to `path`, executable when `exec` (stand-ins for programs). */
+inline bool write_file (const std::string &path, const std::string &text, bool exec = false)
+{
+  if (!g_file_set_contents (path.c_str (), text.c_str (), gssize (text.size ()), nullptr))
+    return false;
+  return !exec || g_chmod (path.c_str (), 0755) == 0;
+}
+
+inline std::string read_file (const std::string &path)
+{
+  gchar *text = nullptr;
+  gsize len = 0;
+  if (!g_file_get_contents (path.c_str (), &text, &len, nullptr))
+    return "";
+  std::string s (text, len);
+  g_free (text);
+  return s;
 }
 
 inline std::vector<std::string> lines_of (const std::string &text)

@@ -1,0 +1,353 @@
+/* unit: the shell logic of the pipeline scripts on any machine, with stand-ins for gst-inspect-1.0,
+ * gst-launch-1.0 and trtexec written into a directory of each test's own and put first on PATH:
+ * lib.sh's check for post-messages, DRY_RUN=print against the command really run, and
+ * build-loadable.sh's two TensorRT recipes and its errors. */
+#include <gtest/gtest.h>
+
+#include "run_support.h"
+
+using namespace pipelines_test;
+
+namespace {
+
+/* Runs `argv` without the variables the scripts read or set (so that only what a test gives and
+ * what a script does count), with `env` (given to env(1) after those are removed) and the
+ * stand-ins of `stubs` first on PATH. */
+Outcome run_clean (const std::string &stubs, const std::vector<std::string> &argv,
+                   const std::vector<std::pair<std::string, std::string>> &env)
+{
+  std::vector<std::string> full = {"env"};
+  for (const char *v :
+       {"GST_PLUGIN_PATH_1_0", "DLAINFER_CUDLA_LIBRARY", "BUNDLE_EXE_WRAPPER", "DRY_RUN", "MODEL", "LABELS",
+        "MEAN", "STD", "DLA_CORE", "TRTEXEC", "TRT_VERSION", "IN_FORMAT", "OUT_FORMAT", "CALIB", "INT8"}) {
+    full.push_back ("-u");
+    full.push_back (v);
+  }
+  for (const auto &kv : env)
+    full.push_back (kv.first + "=" + kv.second);
+  full.push_back ("PATH=" + stubs + ":" + env_or ("PATH", "/usr/bin:/bin"));
+  full.insert (full.end (), argv.begin (), argv.end ());
+  return run (full, {});
+}
+
+/* gst-inspect-1.0 that knows dlainfer with post-messages, and every element for --exists; with
+ * `lines` more lines of output after the property (more than a pipe holds). */
+std::string inspect_standin (int lines)
+{
+  return "#!/bin/bash\n"
+         "for a; do [ \"$a\" = --exists ] && exit 0; done\n"
+         "echo 'Factory Details:'\n"
+         "echo 'Element Properties:'\n"
+         "echo '  post-messages       : Post a \"dlainfer-result\" element message per inference'\n"
+         "seq 1 " +
+         std::to_string (lines) + " | sed 's/^/  filler-property-/'\n";
+}
+
+/* gst-launch-1.0 that appends its environment (the two variables the scripts set) and arguments to
+ * $LAUNCH_RECORD, one per line, then "end". */
+const char *kLaunchStandin =
+    "#!/bin/bash\n"
+    "{ echo \"GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0-<unset>}\"\n"
+    "  echo \"DLAINFER_CUDLA_LIBRARY=${DLAINFER_CUDLA_LIBRARY-<unset>}\"\n"
+    "  printf 'arg=%s\\n' \"$@\"; echo end; } >> \"$LAUNCH_RECORD\"\n";
+
+std::vector<std::string> printed_pipelines (const std::string &out)
+{
+  std::vector<std::string> p;
+  for (const auto &l : lines_of (out))
+    if (l.rfind ("pipeline: ", 0) == 0)
+      p.push_back (l.substr (10));
+  return p;
+}
+
+}  // namespace
+
+/* gst-inspect-1.0 ELEMENT | grep -q under pipefail: grep exits at its match, gst-inspect-1.0 dies
+ * of SIGPIPE writing the rest, and the check reads "no": the scripts then showed no labels. With a
+ * long output after the property the old check answered "no" every time. */
+TEST (LibSh, PostMessagesFoundEveryTimeWhateverGstInspectPrintsAfterIt)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "gst-inspect-1.0", inspect_standin (50000), true));
+  const Outcome r =
+      run_clean (tmp.path (),
+                 {"bash", "-c",
+                  "set -euo pipefail; . \"$1/lib.sh\"; MODEL=m.loadable; yes=0\n"
+                  "for i in $(seq 40); do infer_element\n"
+                  "  [ \"${LAUNCH_OPTS[*]} ${INFER[*]}\" = '-m dlainfer name=infer model=m.loadable "
+                  "post-messages=true' ] && yes=$((yes + 1)); done\n"
+                  "echo \"yes=$yes\"",
+                  "_", pipelines_dir ()},
+                 {});
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 0) << r.out;
+  EXPECT_NE (r.out.find ("yes=40\n"), std::string::npos) << r.out;
+}
+
+/* A dlainfer without the property (or none found): identity and -v, and a note saying so. */
+TEST (LibSh, WithoutPostMessagesFallsBackAndSaysSo)
+{
+  TempDir tmp;
+  ASSERT_TRUE (
+      write_file (tmp / "gst-inspect-1.0", "#!/bin/bash\necho 'Element Properties:'\nseq 1 50000\n", true));
+  const Outcome r = run_clean (
+      tmp.path (),
+      {"bash", "-c",
+       "set -euo pipefail; . \"$1/lib.sh\"; MODEL=m; infer_element; echo \"${LAUNCH_OPTS[*]} ${INFER[*]}\"",
+       "_", pipelines_dir ()},
+      {});
+  EXPECT_EQ (r.status, 0) << r.out;
+  EXPECT_NE (r.out.find ("-v dlainfer name=infer model=m ! identity name=results silent=false"),
+             std::string::npos)
+      << r.out;
+  EXPECT_NE (r.out.find ("note: gst-inspect-1.0 finds no dlainfer with post-messages"), std::string::npos)
+      << r.out;
+}
+
+/* DRY_RUN=print prints exactly the command lines a run runs: each script is run (gst-launch-1.0 a
+ * stand-in that records its arguments and environment), then run with DRY_RUN=print (nothing may be
+ * launched, the same lines printed), and each printed line is run by bash on its own, without the
+ * scripts' environment: it must launch the same as the script did. */
+TEST (Scripts, DryRunPrintIsWhatRuns)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "gst-inspect-1.0", inspect_standin (20000), true));
+  ASSERT_TRUE (write_file (tmp / "gst-launch-1.0", kLaunchStandin, true));
+  const std::string build = env_or ("DLAINFER_BUILD_ROOT", "build");
+  struct Case {
+    const char *script;
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;
+    size_t pipelines;
+  };
+  const std::vector<Case> cases = {
+      {"x86-h264.sh", {}, {{"FRAMES", "5"}, {"PATTERN", "blue"}, {"CLIP_DIR", tmp / "clips"}}, 2},
+      {"x86-h264.sh",
+       {"my clip.mp4"},
+       {{"MODEL", "net.loadable"}, {"LABELS", "it's labels.txt"}, {"MEAN", "<0.485,0.456,0.406>"}},
+       1},
+      {"jetson-file.sh",
+       {"clip.mp4"},
+       {{"MODEL", "net.loadable"},
+        {"LABELS", "l.txt"},
+        {"DLA_CORE", "1"},
+        {"MEAN", "<0.485,0.456,0.406>"},
+        {"STD", "<0.229,0.224,0.225>"}},
+       1},
+      {"jetson-camera.sh", {}, {{"MODEL", "net.loadable"}, {"SENSOR_ID", "1"}, {"FRAMES", "10"}}, 1},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE (c.script);
+    std::vector<std::string> argv = {"bash", pipelines_dir () + "/" + c.script};
+    argv.insert (argv.end (), c.args.begin (), c.args.end ());
+    const std::string ran = tmp / "ran", printed = tmp / "printed", replayed = tmp / "replayed";
+    for (const auto &f : {ran, printed, replayed})
+      g_unlink (f.c_str ());
+
+    auto env = c.env;
+    env.push_back ({"DLAINFER_BUILD_ROOT", build});
+    env.push_back ({"LAUNCH_RECORD", ran});
+    const Outcome r = run_clean (tmp.path (), argv, env);
+    ASSERT_EQ (r.status, 0) << r.out;
+    const auto lines_run = printed_pipelines (r.out);
+    EXPECT_EQ (lines_run.size (), c.pipelines) << r.out;
+
+    env.back () = {"LAUNCH_RECORD", printed};
+    env.push_back ({"DRY_RUN", "print"});
+    const Outcome p = run_clean (tmp.path (), argv, env);
+    ASSERT_EQ (p.status, 0) << p.out;
+    EXPECT_EQ (printed_pipelines (p.out), lines_run) << "DRY_RUN=print printed other lines than the run:\n"
+                                                     << p.out << "\n--- run:\n"
+                                                     << r.out;
+    EXPECT_FALSE (g_file_test (printed.c_str (), G_FILE_TEST_EXISTS)) << "DRY_RUN=print launched a pipeline";
+
+    for (const auto &line : printed_pipelines (p.out)) {
+      const Outcome b = run_clean (tmp.path (), {"bash", "-c", line}, {{"LAUNCH_RECORD", replayed}});
+      EXPECT_EQ (b.status, 0) << line << "\n" << b.out;
+    }
+    const std::string what_ran = read_file (ran);
+    EXPECT_EQ (count_lines_with (what_ran, {"end"}), int (c.pipelines)) << what_ran;
+    EXPECT_EQ (read_file (replayed), what_ran) << "the printed lines launch something else than the script";
+    EXPECT_EQ (count_lines_with (what_ran, {"arg=post-messages=true"}), 1) << what_ran;
+  }
+}
+
+/* Outside DRY_RUN=1 the Jetson scripts need a loadable, and say so; DRY_RUN=print too (it prints
+ * what would run, and nothing runs without a model). */
+TEST (Scripts, JetsonScriptsNeedAModelAlsoToPrint)
+{
+  TempDir tmp;
+  for (const char *dry : {"", "print"})
+    for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
+      const Outcome r =
+          run_clean (tmp.path (), {"bash", pipelines_dir () + "/" + s, "clip.mp4"}, {{"DRY_RUN", dry}});
+      EXPECT_EQ (r.status, 2) << s << " DRY_RUN=" << dry << ": " << r.out;
+      EXPECT_NE (r.out.find ("set MODEL"), std::string::npos) << s << ": " << r.out;
+    }
+}
+
+namespace {
+
+/* trtexec stand-in: the banner of TensorRT $STANDIN_TRT (none when unset), each call's arguments
+ * appended to $TRTEXEC_RECORD as one line, and --saveEngine's file written. */
+const char *kTrtexecStandin =
+    "#!/bin/bash\n"
+    "[ -z \"${STANDIN_TRT:-}\" ] || echo \"&&&& RUNNING TensorRT.trtexec [TensorRT v$STANDIN_TRT] [b1] # "
+    "trtexec $*\"\n"
+    "echo \"$*\" >> \"$TRTEXEC_RECORD\"\n"
+    "for a; do case $a in --saveEngine=*) echo loadable > \"${a#--saveEngine=}\" ;; esac; done\n";
+
+struct Built {
+  Outcome outcome;
+  std::string build_call; /* the arguments of the call that builds (not --help), "" if none */
+};
+
+Built build_loadable (const TempDir &tmp, std::vector<std::string> args,
+                      std::vector<std::pair<std::string, std::string>> env)
+{
+  const std::string record = tmp / "trtexec.calls";
+  g_unlink (record.c_str ());
+  std::vector<std::string> argv = {"bash", pipelines_dir () + "/build-loadable.sh"};
+  argv.insert (argv.end (), args.begin (), args.end ());
+  env.push_back ({"TRTEXEC_RECORD", record});
+  bool has_trtexec = false;
+  for (const auto &kv : env)
+    has_trtexec = has_trtexec || kv.first == "TRTEXEC";
+  if (!has_trtexec)
+    env.push_back ({"TRTEXEC", tmp / "trtexec"});
+  Built b;
+  b.outcome = run_clean (tmp.path (), argv, env);
+  for (const auto &l : lines_of (read_file (record)))
+    if (l.find ("--onnx=") != std::string::npos)
+      b.build_call = l;
+  return b;
+}
+
+}  // namespace
+
+/* One recipe per TensorRT generation, chosen from trtexec's banner or TRT_VERSION: the exact
+ * trtexec command lines. */
+TEST (BuildLoadable, CommandLinePerTensorRtVersion)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "trtexec", kTrtexecStandin, true));
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  const std::string io16 = "--inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16";
+  const std::string tail = " --buildDLAStandalone --saveEngine=" + tmp / "net.loadable";
+  struct Case {
+    const char *what;
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    std::string expected;
+    const char *says;
+  };
+  const std::vector<Case> cases = {
+      {"TensorRT 11.4.1, FP16",
+       {{"STANDIN_TRT", "110401"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 " + io16 + tail,
+       "TensorRT 11.4.1 (from "},
+      {"TensorRT 11, INT8 formats, core 1: the precision from the ONNX, no --int8",
+       {{"STANDIN_TRT", "110401"}, {"IN_FORMAT", "int8:dla_hwc4"}, {"OUT_FORMAT", "int8:dla_linear"}},
+       {onnx, tmp / "q.loadable", "1"},
+       "--onnx=" + onnx +
+           " --useDLACore=1 --inputIOFormats=int8:dla_hwc4 --outputIOFormats=int8:dla_linear "
+           "--buildDLAStandalone "
+           "--saveEngine=" +
+           tmp / "q.loadable",
+       "TensorRT 11 (strongly typed"},
+      {"TensorRT 10.3, FP16: --fp16",
+       {{"STANDIN_TRT", "100300"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 10.3.0 (from "},
+      {"TensorRT 10.3, INT8 input: --fp16 --int8",
+       {{"STANDIN_TRT", "100300"}, {"IN_FORMAT", "int8:chw32"}},
+       {onnx},
+       "--onnx=" + onnx +
+           " --useDLACore=0 --fp16 --int8 --inputIOFormats=int8:chw32 --outputIOFormats=fp16:chw16" + tail,
+       "TensorRT <= 10"},
+      {"TensorRT 10, calibration cache",
+       {{"STANDIN_TRT", "100300"}, {"CALIB", "cal.cache"}, {"OUT_FORMAT", "int8:dla_linear"}},
+       {onnx},
+       "--onnx=" + onnx +
+           " --useDLACore=0 --fp16 --int8 --calib=cal.cache --inputIOFormats=fp16:chw16 "
+           "--outputIOFormats=int8:dla_linear" +
+           tail,
+       "TensorRT <= 10"},
+      {"TensorRT 8.6.1 (the old version code)",
+       {{"STANDIN_TRT", "8601"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 8.6.1 (from "},
+      {"TRT_VERSION=10 wins over the banner",
+       {{"STANDIN_TRT", "110401"}, {"TRT_VERSION", "10"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 --fp16 " + io16 + tail,
+       "TensorRT 10 (from TRT_VERSION)"},
+      {"TRT_VERSION=11.4.1 without a banner",
+       {{"TRT_VERSION", "11.4.1"}},
+       {onnx},
+       "--onnx=" + onnx + " --useDLACore=0 " + io16 + tail,
+       "TensorRT 11.4.1 (from TRT_VERSION)"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE (c.what);
+    const Built b = build_loadable (tmp, c.args, c.env);
+    EXPECT_EQ (b.outcome.status, 0) << b.outcome.out;
+    EXPECT_EQ (b.build_call, c.expected) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find (c.says), std::string::npos) << b.outcome.out;
+    /* The printed command is the one run. */
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + tmp / "trtexec " + c.expected + "\n"),
+               std::string::npos)
+        << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: wrote "), std::string::npos) << b.outcome.out;
+  }
+}
+
+/* Clear errors, and trtexec is not asked to build. */
+TEST (BuildLoadable, Errors)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "trtexec", kTrtexecStandin, true));
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    int status;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{{"STANDIN_TRT", "110401"}}, {}, 2, "usage: "},
+      {{{"STANDIN_TRT", "110401"}}, {tmp / "missing.onnx"}, 2, "no such ONNX file: " + tmp / "missing.onnx"},
+      {{{"STANDIN_TRT", "110401"}, {"TRTEXEC", tmp / "no-trtexec"}},
+       {onnx},
+       3,
+       "trtexec not found at " + tmp / "no-trtexec"},
+      {{{"STANDIN_TRT", "110401"}, {"IN_FORMAT", "fp32:linear"}},
+       {onnx},
+       2,
+       "unknown IN_FORMAT 'fp32:linear': one of"},
+      {{{"STANDIN_TRT", "110401"}, {"OUT_FORMAT", "int8:dla_hwc4"}},
+       {onnx},
+       2,
+       "unknown OUT_FORMAT 'int8:dla_hwc4': one of fp16:chw16 fp16:dla_linear int8:chw32 int8:dla_linear"},
+      {{{"STANDIN_TRT", "110401"}}, {onnx, tmp / "out.loadable", "one"}, 2, "DLA_CORE must be a number"},
+      {{}, {onnx}, 3, "cannot tell TensorRT's version"},
+      {{{"STANDIN_TRT", "8401"}}, {onnx}, 3, "TensorRT 8.4.1 has no --buildDLAStandalone"},
+      {{{"STANDIN_TRT", "110401"}, {"CALIB", "cal.cache"}},
+       {onnx},
+       2,
+       "CALIB: TensorRT 11.4.1 has no calibration"},
+      {{{"TRT_VERSION", "eleven"}}, {onnx}, 2, "TRT_VERSION must look like"},
+  };
+  for (const auto &c : cases) {
+    const Built b = build_loadable (tmp, c.args, c.env);
+    SCOPED_TRACE (c.says);
+    EXPECT_EQ (b.outcome.status, c.status) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + c.says), std::string::npos) << b.outcome.out;
+    EXPECT_EQ (b.build_call, "") << "trtexec was asked to build";
+  }
+}
