@@ -31,9 +31,16 @@ strip_build() {
   find "$1" -type f \( -perm -u+x -o -name '*.so*' \) -not -path '*/meson-private/*' -not -name '*.py' \
     -not -name '*.sh' -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
 }
+# The oracle's photographs travel in each build's test data: the GPU host cannot apt-get them.
+photos=${DLAINFER_PHOTOS:-/var/cache/gst-dlainfer/skimage}
 mounted=""
 for id in "${ids[@]}"; do
   strip_build "${DIR[$id]}"
+  if ls "$photos"/*.png >/dev/null 2>&1; then
+    mkdir -p "${DIR[$id]}/tests/data/skimage" && cp "$photos"/*.png "${DIR[$id]}/tests/data/skimage/"
+  else
+    echo "gpu-bundle: no oracle photographs in $photos (bash .ci/install-deps.sh fetches them): preprocess-oracle-gpu will fail there" >&2
+  fi
   case $id in
     122) bash "$MAKE_BUNDLE" build .gpu-bundle ;;
     *)
