@@ -75,10 +75,12 @@ TEST_F (CompletionWaitGpu, AWaitPastItsAlarmThatFindsTheTaskDoneLearnsNothing)
 TEST_F (CompletionWaitGpu, AWakeUpAfterTheTaskEndedLearnsTheAlarmIsLate)
 {
   CompletionWait w;
-  queue (&w, 2.f, 10000ull); /* expects 2 ms, takes 10 us: it sleeps past the end */
+  /* Expects 50 ms, takes 10 us: it sleeps past the end. Over three orders of magnitude apart, so a
+   * contended GPU that stretches the task cannot make it end after the alarm. */
+  queue (&w, 50.f, 10000ull);
   EXPECT_EQ (w.wait (done ()), int (cudaSuccess));
   EXPECT_EQ (w.alarm_offset (), -WakeOffset::kStep);
-  EXPECT_GE (w.elapsed_ms (), 1.9f) << "the wait must sleep until its alarm";
+  EXPECT_GE (w.elapsed_ms (), 49.f) << "the wait must sleep until its alarm";
 }
 
 }  // namespace
