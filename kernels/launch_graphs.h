@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel_launch.h"
+#include "kernels/kernel_launch.h"
 
 namespace preprocess {
 

@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 namespace preprocess {
 

@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <string>
 
-#include "gstdlameta.h"
-#include "primary_context.h"
+#include "dla/primary_context.h"
+#include "gst/meta/gstdlameta.h"
 
 namespace {
 

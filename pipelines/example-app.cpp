@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gstdlameta.h" /* installed: <gst/dlainfer/gstdlameta.h> */
+#include "gst/meta/gstdlameta.h" /* installed: <gst/dlainfer/gstdlameta.h> */
 
 namespace {
 

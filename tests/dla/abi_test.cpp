@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "cudla_abi.h"
-#include "loader.h"
+#include "dla/abi/cudla_abi.h"
+#include "dla/loader.h"
 
 namespace {
 

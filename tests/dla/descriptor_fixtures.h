@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "cudla_abi.h"
-#include "tensor_layout.h"
+#include "dla/abi/cudla_abi.h"
+#include "kernels/tensor_layout.h"
 
 namespace fixtures {
 

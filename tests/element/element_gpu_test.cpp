@@ -18,8 +18,8 @@
 #include <string>
 #include <tuple>
 
+#include "dla/primary_context.h"
 #include "gpu_support.h"
-#include "primary_context.h"
 #include "swdla_query.h"
 
 namespace {

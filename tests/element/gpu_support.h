@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bus_error.h"
-#include "gstdlameta.h"
+#include "gst/meta/gstdlameta.h"
 #include "test_support.h"
 
 namespace element_gpu {

@@ -4,7 +4,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
-#include "gstdlameta.h"
+#include "gst/meta/gstdlameta.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "context_kernel.h"
-#include "primary_context.h"
+#include "dla/primary_context.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuda_executor.h"
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 #include "model.h"
 #include "settings.h"
 

@@ -1,7 +1,7 @@
 /* The tensor layouts against hand-computed offsets, strides and sizes (reference section 5). */
 #include <gtest/gtest.h>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 using tensor::ElemType;
 using tensor::Layout;

@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 
 namespace {
 
