@@ -117,6 +117,7 @@ Status Engine::make_slots ()
     if (st.ok ())
       slots_.push_back (std::move (s));
   }
+  ring_ = SlotRing (int (slots_.size ()));
   return st;
 }
 
@@ -151,17 +152,6 @@ Status Engine::fatal_status () const
                                           "); restart the process");
 }
 
-Status Engine::check_slot (int slot) const
-{
-  if (process_poisoned ())
-    return fatal_status ();
-  if (slot < 0 || slot >= int (slots_.size ()))
-    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
-                                              " does not exist (the engine has " +
-                                              std::to_string (slots_.size ()) + ")");
-  return Status::Ok ();
-}
-
 /* 911 poisons CUDA in the whole process (dla/fatal.h): from now on every engine refuses work. */
 Status Engine::on_cuda_error (int err, const char *what)
 {
@@ -184,60 +174,55 @@ Status Engine::acquire (Task *task)
 {
   if (process_poisoned ())
     return fatal_status ();
-  for (size_t i = 0; i < slots_.size (); ++i) {
-    TaskSlot &s = *slots_[i];
-    if (s.state != TaskSlot::State::kFree)
-      continue;
-    s.timed = timed_task (s.tasks++);
-    s.timings = SlotTimings ();
-    if (s.timed) {
-      ScopedContext scope (primary_context ());
-      const int err = s.record_start (impl_->stream.get ());
-      if (err != cudaSuccess)
-        return on_cuda_error (err, "cudaEventRecord (task start)");
+  int slot = -1;
+  Status st = ring_.acquire (&slot);
+  if (!st.ok ())
+    return st;
+  TaskSlot &s = *slots_[size_t (slot)];
+  s.timed = timed_task (s.tasks++);
+  s.timings = SlotTimings ();
+  if (s.timed) {
+    ScopedContext scope (primary_context ());
+    const int err = s.record_start (impl_->stream.get ());
+    if (err != cudaSuccess) {
+      ring_.release (slot);
+      return on_cuda_error (err, "cudaEventRecord (task start)");
     }
-    s.state = TaskSlot::State::kAcquired;
-    s.wait.started ();
-    *task = Task{int (i), s.input_ptr (0), s.timed};
-    return Status::Ok ();
   }
-  return Status::Error (Code::kRuntime, "all " + std::to_string (slots_.size ()) +
-                                            " slot(s) have a task acquired or in flight");
+  s.wait.started ();
+  *task = Task{slot, s.input_ptr (0), s.timed};
+  return Status::Ok ();
 }
 
 void Engine::release (const Task &task)
 {
-  if (task.slot >= 0 && task.slot < int (slots_.size ()) &&
-      slots_[task.slot]->state == TaskSlot::State::kAcquired)
-    slots_[task.slot]->state = TaskSlot::State::kFree;
+  ring_.release (task.slot);
 }
 
 Status Engine::submit (const Task &task, void *input_ready)
 {
-  Status st = check_slot (task.slot);
+  if (process_poisoned ())
+    return fatal_status ();
+  Status st = ring_.check_submit (task.slot);
   if (!st.ok ())
     return st;
-  TaskSlot &s = *slots_[task.slot];
-  const std::string slot = "slot " + std::to_string (task.slot);
-  if (s.state == TaskSlot::State::kSubmitted)
-    return Status::Error (Code::kRuntime, slot + " still has a task in flight");
-  if (s.state != TaskSlot::State::kAcquired)
-    return Status::Error (Code::kRuntime, slot + " was not acquired: acquire () a task before submit ()");
+  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
   void *stream = impl_->stream.get ();
   int err = cudaSuccess;
   const cudlaStatus cs = s.queue (*impl_->device, stream, input_ready, &err);
   if (cs != cudlaSuccess) {
-    s.state = TaskSlot::State::kFree;
+    ring_.ended (task.slot);
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
     if (impl_->lib->emulated_external_error () != 0)
       return on_cuda_error (impl_->lib->emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
                                               impl_->lib->refusal_detail () + " (DLA core " +
-                                              std::to_string (cfg_.dla_core) + ", " + slot + ")");
+                                              std::to_string (cfg_.dla_core) + ", slot " +
+                                              std::to_string (task.slot) + ")");
   }
   /* Queued whatever happens next: wait () must still wait for it. */
-  s.state = TaskSlot::State::kSubmitted;
+  ring_.submitted (task.slot);
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
@@ -248,45 +233,44 @@ Status Engine::submit (const Task &task, void *input_ready)
 
 Status Engine::wait (const Task &task, Deadline deadline)
 {
-  Status st = check_slot (task.slot);
+  if (process_poisoned ())
+    return fatal_status ();
+  Status st = ring_.check_in_flight (task.slot);
   if (!st.ok ())
     return st;
-  TaskSlot &s = *slots_[task.slot];
-  if (s.state != TaskSlot::State::kSubmitted)
-    return Status::Error (Code::kRuntime,
-                          "slot " + std::to_string (task.slot) + " has no task in flight to complete");
+  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
   /* The sync seam: the thread sleeps while the DLA works (completion_wait.h). */
   const int err = s.wait.wait (s.end_event (), deadline);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
                                               " had not finished by the caller's deadline");
+  ring_.ended (task.slot);
   return finish (s, err);
 }
 
 Status Engine::poll (const Task &task, bool *done)
 {
   *done = false;
-  Status st = check_slot (task.slot);
+  if (process_poisoned ())
+    return fatal_status ();
+  Status st = ring_.check_in_flight (task.slot);
   if (!st.ok ())
     return st;
-  TaskSlot &s = *slots_[task.slot];
-  if (s.state != TaskSlot::State::kSubmitted)
-    return Status::Error (Code::kRuntime,
-                          "slot " + std::to_string (task.slot) + " has no task in flight to complete");
+  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
   const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s.end_event ()));
   if (err == cudaErrorNotReady)
     return Status::Ok ();
   *done = true;
   s.wait.ended ();
+  ring_.ended (task.slot);
   return finish (s, err);
 }
 
-/* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? */
+/* The task's end was seen (or CUDA failed): what did the DLA say? */
 Status Engine::finish (TaskSlot &s, int cuda_err)
 {
-  s.state = TaskSlot::State::kFree;
   if (cuda_err != cudaSuccess)
     return on_cuda_error (cuda_err, "waiting for the DLA task");
   Status st = task_status ();

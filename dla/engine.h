@@ -25,6 +25,7 @@
 
 #include "dla/descriptor_map.h"
 #include "dla/loader.h"
+#include "dla/slot_ring.h"
 #include "dla/status.h"
 #include "dla/task_slot.h"
 
@@ -112,7 +113,6 @@ class Engine {
   Engine ();
   Status map_tensors ();
   Status make_slots ();
-  Status check_slot (int slot) const;
   Status fatal_status () const;
   Status on_cuda_error (int err, const char *what);
   Status finish (TaskSlot &s, int cuda_err);
@@ -122,6 +122,7 @@ class Engine {
   std::unique_ptr<Impl> impl_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<std::unique_ptr<TaskSlot>> slots_;
+  SlotRing ring_;
 };
 
 }  // namespace dla

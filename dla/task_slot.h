@@ -25,8 +25,6 @@ struct SlotTimings {
 
 class TaskSlot {
  public:
-  enum class State { kFree, kAcquired, kSubmitted };
-
   /* Registers the tensors of `inputs` and `outputs` on `device` for `module`; `index` appears in
    * the tensors' names. */
   static Status Create (const std::shared_ptr<const Device> &device, cudlaModule module,
@@ -53,7 +51,6 @@ class TaskSlot {
   /* After a timed task: its DLA time into timings, its whole device time into the wait. */
   void learn_timings ();
 
-  State state = State::kFree;
   bool timed = false;
   uint64_t tasks = 0; /* tasks acquired on this slot so far */
   SlotTimings timings;
