@@ -1,12 +1,13 @@
 /* gst-dlainfer: waiting for a slot's last event without paying the driver's wake-up costs.
  *
- * A blocking-sync event would let the thread sleep in the driver, but its wake-up comes tens of
- * microseconds after the work ends, and every record of such an event costs CUDA's own threads
- * about 20 us of CPU (measured on an H200 host). So the events are plain, and the wait sleeps with
- * the OS timer until an alarm near the expected end (ExpectedDuration: the device time of recent
- * timed tasks, moved by the learnt WakeOffset), polls until kLate after it, then naps of kFirstNap
- * doubling to kMaxNap until the event completes or fails. From its first sleep on, the waiting
- * thread keeps a timer slack of kTimerSlackNs: Linux's default 50 us would overshoot short tasks. */
+ * A blocking-sync event would let the thread sleep in the driver, but its wake-up comes late after
+ * the work ends, and every record of such an event costs CUDA's own threads CPU (the README's
+ * Benchmarks section has the figures). So the events are plain, and the wait sleeps with the OS
+ * timer until an alarm near the expected end (ExpectedDuration: the device time of recent timed
+ * tasks, moved by the learnt WakeOffset), polls until kLate after it, then naps of kFirstNap
+ * doubling to kMaxNap until the event completes or fails, or the caller's deadline passes. From its
+ * first sleep on, the waiting thread keeps a timer slack of kTimerSlackNs: Linux's default (50 us)
+ * would overshoot short tasks. */
 #pragma once
 
 #include <chrono>
@@ -17,11 +18,10 @@ namespace dla {
  * this thread's wake-ups see them (up a step when a wake-up finds the task still running, down when
  * it finds it done; a wait that began past its alarm teaches only when it finds the task running).
  * Early costs polling CPU and late costs idle DLA time, microsecond for microsecond, so the median
- * minimises their sum (aiming later, one wake-up in ten early, saved under 1 us of CPU per 92 us
- * task on the H200 host and cost the busy DLA 1 to 3 % of its frames). It absorbs whatever sits
- * between the device's clock and the host's: the timer's overshoot (about 5 us after a short sleep,
- * 25 after a long one on the H200 host), the queueing delay before the first event, the spread of
- * the tasks. */
+ * minimises their sum (aiming later, one wake-up in ten early, saved little CPU and cost the busy
+ * DLA some of its frames: README, Limitations). It absorbs whatever sits between the device's clock
+ * and the host's: the timer's overshoot (longer after a long sleep), the queueing delay before the
+ * first event, the spread of the tasks. */
 class WakeOffset {
  public:
   static constexpr std::chrono::nanoseconds kStep{500};

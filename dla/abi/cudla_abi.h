@@ -2,7 +2,7 @@
  *
  * Shared by the dla layer (which dlopens libcudla.so.1) and swdla (which implements it), so one
  * set of static_asserts covers both. Names, values, field order and sizes follow
- * ../shared/reference/cudla-api.md sections 2-3 (NVIDIA's header 1.2.1, the current API docs and
+ * docs/cudla.md sections 2-3 (NVIDIA's header 1.2.1, the current API docs and
  * the cuda-python binding). No CUDA or GStreamer types here.
  */
 #pragma once
@@ -202,7 +202,7 @@ cudlaStatus cudlaSetTaskTimeoutInMs (cudlaDevHandle const devHandle, uint32_t co
 
 }  // extern "C"
 
-/* The ABI as NVIDIA's header lays it out on LP64 (reference section 3.4; checked against the
+/* The ABI as NVIDIA's header lays it out on LP64 (docs/cudla.md 3.3; checked against the
  * cuda-python binding's numpy dtypes on the GPU host). */
 static_assert (sizeof (cudlaStatus) == 4, "cudlaStatus is an int-sized enum");
 static_assert (sizeof (cudlaModuleTensorDescriptor) == 168, "descriptor size");
