@@ -6,6 +6,56 @@
 
 namespace dla {
 
+namespace {
+
+/* The cores cuDLA reports, and `core` among them. */
+Status count_cores (const Library &lib, int core, uint64_t *count)
+{
+  const cudlaStatus s = lib.api ().DeviceGetCount (count);
+  if (s != cudlaSuccess)
+    return Status::Error (Code::kInit,
+                          cudla_call_failed ("cudlaDeviceGetCount", s) + lib.refusal_detail () +
+                              (s == cudlaErrorIncompatibleDlaSWVersion
+                                   ? ": the DLA runtime does not match this cuDLA (mixed JetPack?)"
+                                   : ""));
+  if (*count == 0)
+    return Status::Error (Code::kNotFound, "cudlaDeviceGetCount reports no DLA core on this system");
+  if (uint64_t (core) >= *count)
+    return Status::Error (Code::kSettings, "DLA core " + std::to_string (core) +
+                                               " does not exist: cudlaDeviceGetCount " + "reports " +
+                                               std::to_string (*count) + " core(s), use 0.." +
+                                               std::to_string (*count - 1));
+  return Status::Ok ();
+}
+
+Status create_handle (const Library &lib, int core, cudlaDevHandle *handle)
+{
+  const cudlaStatus s = lib.api ().CreateDevice (uint64_t (core), handle, CUDLA_CUDA_DLA);
+  if (s == cudlaSuccess && *handle)
+    return Status::Ok ();
+  return Status::Error (
+      Code::kInit,
+      cudla_call_failed ("cudlaCreateDevice", s) + lib.refusal_detail () + " (DLA core " +
+          std::to_string (core) + ", hybrid mode)" +
+          (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
+          (s == cudlaErrorOutOfResources ? ": at most 16 handles per DLA core" : ""));
+}
+
+/* In hybrid mode the current CUDA device decides which GPU a handle belongs to (docs/cudla.md
+ * 4.1). The calling thread (the application's, at start) gets its own device back afterwards. */
+struct DeviceRestore {
+  int previous = -1;
+  bool had = cudaGetDevice (&previous) == cudaSuccess;
+  int wanted = -1;
+  ~DeviceRestore ()
+  {
+    if (had && previous != wanted)
+      cudaSetDevice (previous);
+  }
+};
+
+}  // namespace
+
 Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int core,
                      std::shared_ptr<const Device> *out)
 {
@@ -18,52 +68,17 @@ Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int co
   Status st = PrimaryContext::Retain (cuda_device, &ctx);
   if (!st.ok ())
     return st;
-  /* In hybrid mode the current CUDA device decides which GPU the handle belongs to. The calling
-   * thread (the application's, at start) gets its own device back afterwards, once the context
-   * pushed below has been popped (declared first, so destroyed last). */
-  struct DeviceRestore {
-    int previous = -1;
-    bool had = cudaGetDevice (&previous) == cudaSuccess;
-    int wanted = -1;
-    ~DeviceRestore ()
-    {
-      if (had && previous != wanted)
-        cudaSetDevice (previous);
-    }
-  } restore;
+  /* Declared before the scope, so the device comes back once the context pushed below is popped. */
+  DeviceRestore restore;
   restore.wanted = cuda_device;
   ScopedContext scope (ctx.handle ());
   const cudaError_t set = cudaSetDevice (cuda_device);
   if (set != cudaSuccess)
     return Status::Error (Code::kInit, cuda_call_failed ("cudaSetDevice", set));
-
-  const CudlaApi &api = lib->api ();
   uint64_t count = 0;
-  cudlaStatus s = api.DeviceGetCount (&count);
-  if (s != cudlaSuccess)
-    return Status::Error (Code::kInit,
-                          cudla_call_failed ("cudlaDeviceGetCount", s) + lib->refusal_detail () +
-                              (s == cudlaErrorIncompatibleDlaSWVersion
-                                   ? ": the DLA runtime does not match this cuDLA (mixed JetPack?)"
-                                   : ""));
-  if (count == 0)
-    return Status::Error (Code::kNotFound, "cudlaDeviceGetCount reports no DLA core on this system");
-  if (uint64_t (core) >= count)
-    return Status::Error (Code::kSettings, "DLA core " + std::to_string (core) +
-                                               " does not exist: cudlaDeviceGetCount " + "reports " +
-                                               std::to_string (count) + " core(s), use 0.." +
-                                               std::to_string (count - 1));
-
   cudlaDevHandle handle = nullptr;
-  s = api.CreateDevice (uint64_t (core), &handle, CUDLA_CUDA_DLA);
-  if (s != cudlaSuccess || !handle)
-    return Status::Error (
-        Code::kInit,
-        cudla_call_failed ("cudlaCreateDevice", s) + lib->refusal_detail () + " (DLA core " +
-            std::to_string (core) + ", hybrid mode)" +
-            (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
-            (s == cudlaErrorOutOfResources ? ": at most 16 handles per DLA core" : ""));
-
+  if (!(st = count_cores (*lib, core, &count)).ok () || !(st = create_handle (*lib, core, &handle)).ok ())
+    return st;
   std::shared_ptr<Device> d (new Device ());
   d->handle_ = UniqueHandle<cudlaDevHandle, Release> (handle, Release{lib, ctx.handle ()});
   d->lib_ = std::move (lib);

@@ -199,18 +199,23 @@ void Engine::release (const Task &task)
   ring_.release (task.slot);
 }
 
+/* The slot a call names, once the process is healthy and the slot's state allows the call. */
+TaskSlot *Engine::slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st)
+{
+  *st = process_poisoned () ? fatal_status () : (ring_.*check) (task.slot);
+  return st->ok () ? slots_[size_t (task.slot)].get () : nullptr;
+}
+
 Status Engine::submit (const Task &task, void *input_ready)
 {
-  if (process_poisoned ())
-    return fatal_status ();
-  Status st = ring_.check_submit (task.slot);
-  if (!st.ok ())
+  Status st;
+  TaskSlot *s = slot_for (task, &SlotRing::check_submit, &st);
+  if (!s)
     return st;
-  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
   void *stream = impl_->stream.get ();
   int err = cudaSuccess;
-  const cudlaStatus cs = s.queue (*impl_->device, stream, input_ready, &err);
+  const cudlaStatus cs = s->queue (*impl_->device, stream, input_ready, &err);
   if (cs != cudlaSuccess) {
     ring_.ended (task.slot);
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
@@ -233,44 +238,40 @@ Status Engine::submit (const Task &task, void *input_ready)
 
 Status Engine::wait (const Task &task, Deadline deadline)
 {
-  if (process_poisoned ())
-    return fatal_status ();
-  Status st = ring_.check_in_flight (task.slot);
-  if (!st.ok ())
+  Status st;
+  TaskSlot *s = slot_for (task, &SlotRing::check_in_flight, &st);
+  if (!s)
     return st;
-  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
   /* The sync seam: the thread sleeps while the DLA works (completion_wait.h). */
-  const int err = s.wait.wait (s.end_event (), deadline);
+  const int err = s->wait.wait (s->end_event (), deadline);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
                                               " had not finished by the caller's deadline");
-  ring_.ended (task.slot);
-  return finish (s, err);
+  return finish (task.slot, err);
 }
 
 Status Engine::poll (const Task &task, bool *done)
 {
   *done = false;
-  if (process_poisoned ())
-    return fatal_status ();
-  Status st = ring_.check_in_flight (task.slot);
-  if (!st.ok ())
+  Status st;
+  TaskSlot *s = slot_for (task, &SlotRing::check_in_flight, &st);
+  if (!s)
     return st;
-  TaskSlot &s = *slots_[size_t (task.slot)];
   ScopedContext scope (primary_context ());
-  const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s.end_event ()));
+  const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s->end_event ()));
   if (err == cudaErrorNotReady)
     return Status::Ok ();
   *done = true;
-  s.wait.ended ();
-  ring_.ended (task.slot);
-  return finish (s, err);
+  s->wait.ended ();
+  return finish (task.slot, err);
 }
 
-/* The task's end was seen (or CUDA failed): what did the DLA say? */
-Status Engine::finish (TaskSlot &s, int cuda_err)
+/* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? */
+Status Engine::finish (int slot, int cuda_err)
 {
+  ring_.ended (slot);
+  TaskSlot &s = *slots_[size_t (slot)];
   if (cuda_err != cudaSuccess)
     return on_cuda_error (cuda_err, "waiting for the DLA task");
   Status st = task_status ();

@@ -114,8 +114,9 @@ class Engine {
   Status map_tensors ();
   Status make_slots ();
   Status fatal_status () const;
+  TaskSlot *slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st);
   Status on_cuda_error (int err, const char *what);
-  Status finish (TaskSlot &s, int cuda_err);
+  Status finish (int slot, int cuda_err);
   Status task_status ();
 
   EngineConfig cfg_;

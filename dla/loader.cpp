@@ -109,62 +109,75 @@ void set_log_handler (LogHandler handler)
   log_handler = std::move (handler);
 }
 
-Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Library> *out)
+namespace {
+
+/* dlopen, with a plain message for a missing file before dlopen's generic text. */
+Status open_handle (const std::string &path, bool from_env, void **handle)
 {
-  /* A name with a slash is a file: say plainly when it is missing, before dlopen's generic text. */
-  if (path.find ('/') != std::string::npos) {
-    struct stat st;
-    if (stat (path.c_str (), &st) != 0) {
-      const int err = errno;
-      return Status::Error (Code::kNotFound,
-                            std::string ("cuDLA library ") + path +
-                                (from_env ? std::string (" (named by ") + kLibraryEnv + ")" : "") +
-                                " cannot be opened: " + std::strerror (err) + "; " + not_found_hint ());
-    }
+  /* A name with a slash is a file: say plainly when it is missing. */
+  struct stat st;
+  if (path.find ('/') != std::string::npos && stat (path.c_str (), &st) != 0) {
+    const int err = errno;
+    return Status::Error (Code::kNotFound,
+                          std::string ("cuDLA library ") + path +
+                              (from_env ? std::string (" (named by ") + kLibraryEnv + ")" : "") +
+                              " cannot be opened: " + std::strerror (err) + "; " + not_found_hint ());
   }
-
   dlerror ();
-  void *handle = dlopen (path.c_str (), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const std::string why = dl_error ();
-    /* dlerror names the file it could not find: ours, or a dependency of it. */
-    const bool ours = why.compare (0, path.size (), path) == 0;
-    if (ours && why.find ("cannot open shared object file") != std::string::npos)
-      return Status::Error (Code::kNotFound, "cuDLA library " + path + " not found (dlopen: " + why + "); " +
-                                                 not_found_hint ());
-    return Status::Error (
-        Code::kInit,
-        "cuDLA library " + path + " could not be loaded (dlopen: " + why + ")" +
-            (ours ? std::string () : "; a library it depends on is missing (on Jetson: install the BSP)"));
-  }
+  *handle = dlopen (path.c_str (), RTLD_NOW | RTLD_LOCAL);
+  if (*handle)
+    return Status::Ok ();
+  const std::string why = dl_error ();
+  /* dlerror names the file it could not find: ours, or a dependency of it. */
+  const bool ours = why.compare (0, path.size (), path) == 0;
+  if (ours && why.find ("cannot open shared object file") != std::string::npos)
+    return Status::Error (Code::kNotFound,
+                          "cuDLA library " + path + " not found (dlopen: " + why + "); " + not_found_hint ());
+  return Status::Error (
+      Code::kInit,
+      "cuDLA library " + path + " could not be loaded (dlopen: " + why + ")" +
+          (ours ? std::string () : "; a library it depends on is missing (on Jetson: install the BSP)"));
+}
 
-  std::shared_ptr<Library> lib (new Library ());
-  lib->handle_ = handle;
-  lib->path_ = path;
-  CudlaApi &a = lib->api_;
+/* Every entry point of the list in loader.h; the required ones must all be there. */
+Status resolve_api (void *handle, const std::string &path, CudlaApi *a)
+{
   std::vector<std::string> missing;
-#define DLA_LOAD_SYMBOL(name) resolve (handle, "cudla" #name, &a.name, &missing);
-#define DLA_LOAD_OPTIONAL_SYMBOL(name) resolve (handle, "cudla" #name, &a.name, nullptr);
+#define DLA_LOAD_SYMBOL(name) resolve (handle, "cudla" #name, &a->name, &missing);
+#define DLA_LOAD_OPTIONAL_SYMBOL(name) resolve (handle, "cudla" #name, &a->name, nullptr);
   DLA_REQUIRED_SYMBOLS (DLA_LOAD_SYMBOL)
   DLA_OPTIONAL_SYMBOLS (DLA_LOAD_OPTIONAL_SYMBOL)
 #undef DLA_LOAD_SYMBOL
 #undef DLA_LOAD_OPTIONAL_SYMBOL
+  if (missing.empty ())
+    return Status::Ok ();
+  std::string list;
+  for (const auto &m : missing)
+    list += (list.empty () ? "" : ", ") + m;
+  return Status::Error (Code::kInit, "cuDLA library " + path + " lacks " + std::to_string (missing.size ()) +
+                                         " required symbol(s): " + list +
+                                         "; it is not a usable libcudla.so.1 (hybrid mode needs the 12 " +
+                                         "entry points of cuDLA 1.2 or later)");
+}
 
-  if (!missing.empty ()) {
-    std::string list;
-    for (const auto &m : missing)
-      list += (list.empty () ? "" : ", ") + m;
-    return Status::Error (Code::kInit, "cuDLA library " + path + " lacks " +
-                                           std::to_string (missing.size ()) + " required symbol(s): " + list +
-                                           "; it is not a usable libcudla.so.1 (hybrid mode needs the 12 " +
-                                           "entry points of cuDLA 1.2 or later)");
-  }
+}  // namespace
 
+Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Library> *out)
+{
+  void *handle = nullptr;
+  Status st = open_handle (path, from_env, &handle);
+  if (!st.ok ())
+    return st;
+  std::shared_ptr<Library> lib (new Library ());
+  lib->handle_ = handle;
+  lib->path_ = path;
+  if (!(st = resolve_api (handle, path, &lib->api_)).ok ())
+    return st;
   lib->test_backend_ = SwdlaBackend::Find (handle);
   if (lib->test_backend_)
     lib->backend_ = lib->test_backend_->name ();
   uint64_t version = 0;
-  if (a.GetVersion (&version) == cudlaSuccess)
+  if (lib->api_.GetVersion (&version) == cudlaSuccess)
     lib->version_ = version;
 
   if (lib->is_software ())
