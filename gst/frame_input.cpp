@@ -38,9 +38,7 @@ struct InputSlot {
 };
 
 struct FrameInput::Impl {
-  GstVideoInfo info{};
-  preprocess::SourceView source{}; /* the caps' part; planes per frame */
-  preprocess::SourceView view{};   /* this frame's: the caps' part and its planes */
+  preprocess::SourceView view{}; /* this frame's: the caps' part and its planes */
   dla::CudaStream stream;
   dla::CudaEvent upstream; /* recorded on an upstream stream, waited on by ours */
   std::unique_ptr<preprocess::LaunchGraphs> graphs;
@@ -54,11 +52,6 @@ FrameInput::FrameInput () = default;
 FrameInput::~FrameInput ()
 {
   close ();
-}
-
-bool FrameInput::is_open () const
-{
-  return impl_ != nullptr;
 }
 
 dla::Status FrameInput::open (int slots)
@@ -96,9 +89,9 @@ void FrameInput::drain () noexcept
 dla::Status FrameInput::configure (const GstVideoInfo &info, const preprocess::SourceView &source,
                                    bool on_device)
 {
-  impl_->info = info;
-  impl_->source = source;
-  if (on_device)
+  info_ = info;
+  source_ = source;
+  if (on_device || !impl_)
     return dla::Status::Ok ();
   for (InputSlot &s : impl_->slots) {
     const dla::Status st = s.staging.reserve (staging_bytes (&info));
@@ -112,11 +105,11 @@ dla::Status FrameInput::write (GstElement *element, CudaContext &cuda, GstBuffer
                                const tensor::View &input, preprocess::Params pre, MappedFrame *frame,
                                void **ready)
 {
-  const GstVideoInfo *info = &impl_->info;
+  const GstVideoInfo *info = &info_;
   pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)};
   pre.par_n = GST_VIDEO_INFO_PAR_N (info);
   pre.par_d = GST_VIDEO_INFO_PAR_D (info);
-  impl_->view = impl_->source;
+  impl_->view = source_;
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   const dla::Status st = gst_is_cuda_memory (mem) ? map_device (element, cuda, buf, frame)
                                                   : map_system (element, buf, task.slot, frame);
@@ -155,7 +148,7 @@ dla::Status FrameInput::map_device (GstElement *element, CudaContext &cuda, GstB
   dla::Status st = cuda.check_memory (element, cmem->context);
   if (!st.ok ())
     return st;
-  if (!frame->map (&impl_->info, buf, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)))
+  if (!frame->map (&info_, buf, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)))
     return dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's CUDA memory");
   /* Mapping does not wait for the stream that wrote the frame: order our kernel after it. */
   st = order_after_upstream (cmem, cuda.primary (), impl_->stream.get (), impl_->upstream.get ());
@@ -167,7 +160,7 @@ dla::Status FrameInput::map_device (GstElement *element, CudaContext &cuda, GstB
 
 dla::Status FrameInput::map_system (GstElement *element, GstBuffer *buf, int slot, MappedFrame *frame)
 {
-  if (!frame->map (&impl_->info, buf, GST_MAP_READ))
+  if (!frame->map (&info_, buf, GST_MAP_READ))
     return dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's memory");
   Staging &staging = impl_->slots[size_t (slot)].staging;
   const size_t bytes = staging_bytes (frame->get ());

@@ -44,9 +44,9 @@ class FrameInput {
   dla::Status open (int slots);
   /* stop (context current): waits for our stream, then frees everything. */
   void close () noexcept;
-  bool is_open () const;
 
-  /* set_caps (context current): the frames' description; staging for frames in system memory. */
+  /* set_caps (context current): the frames' description, kept until the next caps (a restart
+   * without new caps goes on with it); staging for frames in system memory when open. */
   dla::Status configure (const GstVideoInfo &info, const preprocess::SourceView &source, bool on_device);
 
   /* Writes the model input of `task` from `buf` (context current): maps it into `frame` (kept
@@ -68,6 +68,8 @@ class FrameInput {
   dla::Status launch (const dla::Task &task, const tensor::View &input, const preprocess::Params &pre,
                       void **ready);
 
+  GstVideoInfo info_{};
+  preprocess::SourceView source_{}; /* the caps' part; planes per frame */
   std::unique_ptr<Impl> impl_;
 };
 

@@ -421,8 +421,7 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
   const bool on_device =
       features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   dla::ScopedContext scope (self->priv->cuda.primary ());
-  const dla::Status st = self->priv->input.is_open () ? self->priv->input.configure (info, source, on_device)
-                                                      : dla::Status::Ok ();
+  const dla::Status st = self->priv->input.configure (info, source, on_device);
   if (!st.ok ()) {
     post_status (self, st, "upload staging for system-memory frames");
     return FALSE;
