@@ -55,7 +55,8 @@ TEST_F (UniqueHandle, MoveTransfersWithoutReleasing)
   c = std::move (b); /* c's own value goes first */
   EXPECT_EQ (released, (std::vector<std::string>{"c:2"}));
   EXPECT_EQ (c.get (), 1);
-  c = std::move (c); /* self-move keeps it */
+  Handle &same = c;
+  c = std::move (same); /* self-move keeps it */
   EXPECT_EQ (c.get (), 1);
   c.reset ();
   EXPECT_EQ (released, (std::vector<std::string>{"c:2", "a:1"}));
