@@ -1,4 +1,4 @@
-#include "frame_source.h"
+#include "gst/frame_source.h"
 
 #include <cstring>
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "preprocess.h"
+#include "kernels/preprocess.h"
 
 namespace dlainfer {
 

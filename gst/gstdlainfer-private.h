@@ -1,66 +1,43 @@
 /* gst-dlainfer: the dlainfer element's instance data, shared by its source files
- * (gstdlainfer.cpp: the element's life and per-frame flow; gstdlainferprops.cpp: its properties). */
+ * (gstdlainfer.cpp: the element's life and per-frame flow; gstdlainferprops.cpp: its properties).
+ * Grouped by lifetime; each group is one part of the element with its own file. */
 #pragma once
 
-#include <gst/cuda/gstcudacontext.h>
-#include <gst/video/video.h>
+#include <gst/gst.h>
 
 #include <memory>
-#include <string>
-#include <vector>
 
-#include "engine.h"
-#include "gstdlainfer.h"
-#include "gstdlameta.h"
-#include "interval.h"
-#include "launch_graphs.h"
-#include "postprocess.h"
-#include "preprocess.h"
-#include "primary_context.h"
-#include "settings.h"
-#include "staging.h"
-#include "stats.h"
+#include "gst/cuda_context.h"
+#include "gst/frame_input.h"
+#include "gst/gstdlainfer.h"
+#include "gst/interval.h"
+#include "gst/model.h"
+#include "gst/outputs/classification.h"
+#include "gst/settings.h"
+#include "gst/stats.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
 
 /* C++ state of one element: new'd in _init, deleted in _finalize. */
 struct GstDlaInferPrivate {
-  /* Properties; GST_OBJECT_LOCK. */
+  /* The element's life. Properties: GST_OBJECT_LOCK. The `stats` property: its own lock; reset at
+   * start, kept after stop for a last read. */
   dlainfer::Settings settings;
-  GstStructure *model_info = nullptr; /* the open model (model-info), made in start, freed in stop */
-
-  /* The `stats` property; its own lock. Reset at start, kept after stop for a last read. */
   dlainfer::Stats stats;
 
-  /* The one CUDA context (ARCHITECTURE section 4), held from NULL->READY to READY->NULL.
-   * `context` is read by context queries from other threads: GST_OBJECT_LOCK. */
-  dla::PrimaryContext primary;
-  GstCudaContext *context = nullptr;
-  GstCudaContext *offered = nullptr; /* a neighbour's GstCudaContext, adopted if it wraps `primary` */
-  std::string context_error;         /* why there is no context (reported at start) */
+  /* NULL->READY to READY->NULL: the one CUDA context, shared with neighbours (cuda_context.h). */
+  dlainfer::CudaContext cuda;
 
-  /* Made in start/set_caps, released in stop; streaming thread only. */
-  std::unique_ptr<dla::Engine> engine;
-  std::unique_ptr<preprocess::LaunchGraphs> graphs; /* the kernel's launches; in the primary context */
-  std::vector<std::string> labels;
-  std::vector<GQuark> label_quarks;
-  tensor::View input_view{};  /* what the kernel writes: the model's input with c = 3 */
-  tensor::View output_view{}; /* the class scores: the first output, c = the class count */
-  GQuark element_quark = 0;
-  GQuark backend_quark = 0;
-  GstVideoInfo info{};
-  preprocess::SourceView source{};
-  dlainfer::Staging staging;
-  bool foreign_context_logged = false;
-  dlainfer::Interval interval; /* which frames run the model; meta_results is the result carried */
+  /* start to stop, streaming thread: the open model (model.h), the frames' way into it
+   * (frame_input.h, configured again by each set_caps), the results shown (outputs/). The open
+   * model's description (`model-info`): GST_OBJECT_LOCK. */
+  std::unique_ptr<dlainfer::Model> model;
+  GstStructure *model_info = nullptr;
+  dlainfer::FrameInput input;
+  dlainfer::ClassificationOutput output;
 
-  /* Per-frame scratch, sized once so frames do not allocate. */
-  preprocess::KernelLaunch launch{};
-  std::vector<float> scores;
-  std::vector<postprocess::Result> results;
-  std::vector<GstDlaClassification> meta_results;
-  std::vector<float> analytics_confidences; /* meta_results split for GstAnalyticsClsMtd */
-  std::vector<GQuark> analytics_labels;
+  /* The stream (reset at start, flush and stream-start): which frames run the model. */
+  dlainfer::Interval interval;
 };
 
 struct _GstDlaInfer {

@@ -32,21 +32,15 @@
 #include "config.h"
 #endif
 
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
 
-#include <atomic>
 #include <chrono>
 
-#include "analytics_output.h"
-#include "frame_source.h"
-#include "gstdlainfer-private.h"
-#include "gstdlainfer.h"
-#include "labels.h"
-#include "model_info.h"
-#include "result_message.h"
-#include "status_names.h"
+#include "dla/fatal.h"
+#include "dla/primary_context.h"
+#include "gst/frame_source.h"
+#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlainfer.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -68,10 +62,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (dla_infer, "dlainfer", GST_RANK_NONE, GST
                                                                 "DLA inference"));
 
 namespace {
-
-/* cudaErrorExternalDevice leaves CUDA unusable in the whole process: once seen, every element
- * refuses to go on. */
-std::atomic<bool> cuda_poisoned{false};
 
 constexpr const char *kRestart =
     "The DLA reported a fatal error (cudaErrorExternalDevice): CUDA is unusable in this process; "
@@ -104,179 +94,142 @@ void post_status (GstDlaInfer *self, const dla::Status &st, const std::string &d
   }
 }
 
-/* The per-frame failure path: a fatal status poisons the process, every status is posted. */
+/* The per-frame failure path: a fatal status says "restart the process" (dla/fatal.h has poisoned
+ * it), every status is posted. */
 GstFlowReturn frame_failed (GstDlaInfer *self, const dla::Status &st, const char *step)
 {
   self->priv->stats.failed ();
-  if (st.code == dla::Code::kFatal) {
-    cuda_poisoned = true;
+  if (st.code == dla::Code::kFatal)
     post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
                  std::string (step) + ": " + st.message);
-  } else {
+  else
     post_status (self, st, step);
-  }
   return GST_FLOW_ERROR;
 }
 
-/* Maps a frame for the scope of a frame's processing. */
-class MappedFrame {
- public:
-  bool map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags)
-  {
-    /* NO_REF: the frame's ref would make the buffer read-only for the meta added in place. */
-    mapped_ = gst_video_frame_map (&frame_, info, buf, GstMapFlags (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
-    return mapped_;
-  }
-  void unmap ()
-  {
-    if (mapped_)
-      gst_video_frame_unmap (&frame_);
-    mapped_ = false;
-  }
-  ~MappedFrame () { unmap (); }
-  GstVideoFrame *get () { return &frame_; }
-
- private:
-  GstVideoFrame frame_{};
-  bool mapped_ = false;
+/* The settings one frame uses, copied under the lock. */
+struct FrameSettings {
+  preprocess::Params pre;
+  postprocess::Params post;
+  uint32_t interval = 0;
+  bool post_messages = false;
 };
 
-GstCudaContext *ref_context (GstDlaInfer *self)
+FrameSettings frame_settings (GstDlaInfer *self)
 {
+  FrameSettings f;
   GST_OBJECT_LOCK (self);
-  GstCudaContext *ctx =
-      self->priv->context ? GST_CUDA_CONTEXT (gst_object_ref (self->priv->context)) : nullptr;
+  f.pre = dlainfer::preprocess_params (self->priv->settings);
+  f.post = dlainfer::postprocess_params (self->priv->settings);
+  f.interval = self->priv->settings.interval;
+  f.post_messages = self->priv->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
-  return ctx;
+  return f;
 }
 
-/* NULL->READY: retain the primary context and wrap it (or adopt a neighbour's wrapper of it), so
- * neighbours can allocate in it before any caps exist. A failure is not a failed state change:
- * start() reports it, after the checks that need no GPU. */
-void open_context (GstDlaInfer *self)
+/* One task through the engine: acquire a slot, write its input on our stream, submit, wait. A
+ * failure waits for our stream before the frame is released, and gives back a slot not submitted. */
+class FrameTask {
+ public:
+  FrameTask (dla::Engine &engine, dlainfer::FrameInput &input) : engine_ (engine), input_ (input) {}
+  ~FrameTask ()
+  {
+    if (!submitted_)
+      engine_.release (task_);
+  }
+  dla::Status run (GstDlaInfer *self, GstBuffer *buf, const preprocess::Params &pre, const char **step);
+  const dla::Task &task () const { return task_; }
+
+ private:
+  dla::Engine &engine_;
+  dlainfer::FrameInput &input_;
+  dla::Task task_;
+  bool submitted_ = false;
+};
+
+dla::Status FrameTask::run (GstDlaInfer *self, GstBuffer *buf, const preprocess::Params &pre,
+                            const char **step)
 {
   GstDlaInferPrivate *priv = self->priv;
-  GST_OBJECT_LOCK (self);
-  const int device = priv->settings.device ();
-  GstCudaContext *offered = priv->offered;
-  priv->offered = nullptr;
-  GST_OBJECT_UNLOCK (self);
-
-  priv->context_error.clear ();
-  GstCudaContext *ctx = nullptr;
-  dla::Status st = dla::PrimaryContext::Retain (device, &priv->primary);
-  if (!st.ok ()) {
-    priv->context_error = st.message;
-  } else if (!gst_cuda_load_library ()) {
-    priv->context_error = "GStreamer's CUDA library could not load the CUDA driver (libcuda.so.1)";
-  } else if (offered && gst_cuda_context_get_handle (offered) == priv->primary.handle ()) {
-    ctx = GST_CUDA_CONTEXT (gst_object_ref (offered));
-    GST_DEBUG_OBJECT (
-        self, "adopting the neighbour's GstCudaContext %" GST_PTR_FORMAT " (same primary context)", ctx);
-  } else {
-    ctx = gst_cuda_context_new_wrapped (static_cast<CUcontext> (priv->primary.handle ()),
-                                        static_cast<CUdevice> (priv->primary.device ()));
-    if (!ctx)
-      priv->context_error = "gst_cuda_context_new_wrapped failed for the primary context of CUDA device " +
-                            std::to_string (device);
+  dlainfer::MappedFrame frame;
+  void *ready = nullptr;
+  dla::Status st = engine_.acquire (&task_);
+  *step = "dla::Engine::acquire";
+  if (st.ok ()) {
+    st = input_.write (GST_ELEMENT (self), priv->cuda, buf, task_, priv->model->plan.input_view, pre, &frame,
+                       &ready);
+    *step = "writing the model input";
   }
-  if (offered)
-    gst_object_unref (offered);
-  if (!ctx) {
-    GST_INFO_OBJECT (self, "no CUDA context: %s", priv->context_error.c_str ());
-    return;
+  if (st.ok ()) {
+    st = engine_.submit (task_, ready);
+    *step = "dla::Engine::submit";
   }
-  GST_OBJECT_LOCK (self);
-  priv->context = ctx;
-  GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "using the primary context %p of CUDA device %d as %" GST_PTR_FORMAT,
-                   priv->primary.handle (), device, ctx);
-  /* Announce it like gst_cuda_ensure_element_context does, so the pipeline hands it out too. */
-  GstContext *context = gst_context_new_cuda_context (ctx);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_have_context (GST_OBJECT (self), context));
+  if (st.ok ()) {
+    /* Submitted: the engine owns the task until the wait ends it, failed or not. */
+    submitted_ = true;
+    st = engine_.wait (task_);
+    *step = "dla::Engine::wait";
+  }
+  if (!st.ok ())
+    input_.drain ();
+  return st; /* the frame is unmapped here: the kernel that read it has finished */
 }
 
-void close_context (GstDlaInfer *self)
-{
-  GST_OBJECT_LOCK (self);
-  GstCudaContext *ctx = self->priv->context;
-  self->priv->context = nullptr;
-  GST_OBJECT_UNLOCK (self);
-  if (ctx)
-    gst_object_unref (ctx);
-  self->priv->primary = dla::PrimaryContext ();
-}
-
-/* Frames from another CUDA context are read anyway (unified addressing), but said once: two
- * contexts time-slice the GPU. Another device cannot be read. */
-bool check_memory_context (GstDlaInfer *self, GstCudaContext *mem_ctx, dla::Status *st)
+/* A frame that runs the model: the task, then its results on the buffer. */
+GstFlowReturn infer (GstDlaInfer *self, GstBuffer *buf, const FrameSettings &f)
 {
   GstDlaInferPrivate *priv = self->priv;
-  if (!mem_ctx || gst_cuda_context_get_handle (mem_ctx) == priv->primary.handle ())
-    return true;
-  gint device = -1;
-  g_object_get (mem_ctx, "cuda-device-id", &device, nullptr);
-  if (device != priv->primary.ordinal ()) {
-    *st = dla::Status::Error (dla::Code::kRuntime, "The frame is in the memory of CUDA device " +
-                                                       std::to_string (device) +
-                                                       " but the element runs on device " +
-                                                       std::to_string (priv->primary.ordinal ()) +
-                                                       ": set cuda-device-id=" + std::to_string (device));
-    return false;
-  }
-  if (!priv->foreign_context_logged) {
-    priv->foreign_context_logged = true;
-    GST_INFO_OBJECT (
-        self,
-        "frames come from another CUDA context (%p, ours is the primary context %p): read anyway, but two "
-        "contexts time-slice the GPU; let upstream take our context",
-        gst_cuda_context_get_handle (mem_ctx), priv->primary.handle ());
-  }
-  return true;
+  dla::Engine &engine = *priv->model->engine;
+  dla::ScopedContext scope (priv->cuda.primary ());
+  FrameTask task (engine, priv->input);
+  const char *step = "";
+  const dla::Status st = task.run (self, buf, f.pre, &step);
+  if (!st.ok ())
+    return frame_failed (self, st, step);
+
+  const auto post_start = std::chrono::steady_clock::now ();
+  priv->output.classify (priv->model->plan.output_view, engine.host_output (task.task ().slot, 0), f.post);
+  const float post_ms =
+      std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
+  const dla::SlotTimings t = engine.timings (task.task ().slot);
+  priv->stats.inferred (priv->input.preprocess_ms (task.task ()), t.dla_ms, post_ms, t.total_ms,
+                        priv->input.graphed ());
+  priv->interval.inferred ();
+  priv->output.attach (GST_OBJECT (self), buf, false, 0);
+  if (f.post_messages)
+    priv->output.post (GST_ELEMENT (self), buf, &GST_BASE_TRANSFORM (self)->segment);
+  if (!priv->output.empty ())
+    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+                    priv->output.best_label (), double (priv->output.best_confidence ()));
+  return GST_FLOW_OK;
 }
 
-/* Puts meta_results on the buffer: our meta, and a GstAnalyticsClsMtd where the build has it.
- * Nothing here allocates but the metas themselves. */
-void attach_results (GstDlaInfer *self, GstBuffer *buf, bool carried, guint age)
+/* After a model opened: what the frames need, and what the element shows of it. */
+void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
 {
   GstDlaInferPrivate *priv = self->priv;
-  GstDlaClassificationMeta *m = gst_buffer_add_dla_classification_meta (
-      buf, priv->meta_results.data (), guint (priv->meta_results.size ()), priv->element_quark,
-      priv->backend_quark);
-  if (m) {
-    m->carried = carried;
-    m->age = age;
-  }
-  /* An empty classification is no ClsMtd (the analytics API wants at least one class). */
-  if (!dlainfer::analytics_enabled () || priv->meta_results.empty ())
-    return;
-  priv->analytics_confidences.clear ();
-  priv->analytics_labels.clear ();
-  for (const GstDlaClassification &r : priv->meta_results) {
-    priv->analytics_confidences.push_back (r.confidence);
-    priv->analytics_labels.push_back (r.label);
-  }
-  if (!dlainfer::add_analytics_classification (buf, priv->analytics_confidences.data (),
-                                               priv->analytics_labels.data (),
-                                               priv->analytics_labels.size ()))
-    GST_DEBUG_OBJECT (self, "could not add the GstAnalyticsClsMtd");
-}
+  const dlainfer::Model &m = *priv->model;
+  priv->output.prepare (m.labels, m.plan.classes, g_quark_from_string (GST_OBJECT_NAME (self)),
+                        g_quark_from_string (m.engine->backend ().c_str ()), s.dla_core);
+  priv->cuda.reset_log ();
+  priv->interval.reset ();
+  priv->stats.reset ();
+  GstStructure *info = dlainfer::model_info (s, m);
+  GST_OBJECT_LOCK (self);
+  std::swap (priv->model_info, info);
+  GST_OBJECT_UNLOCK (self);
+  if (info)
+    gst_structure_free (info);
 
-/* One "dlainfer-result" element message for an inferred frame (post-messages=true). */
-void post_result_message (GstDlaInfer *self, GstBuffer *buf)
-{
-  GstDlaInferPrivate *priv = self->priv;
-  const GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
-  dlainfer::FrameTimes times;
-  times.timestamp = GST_BUFFER_PTS (buf);
-  times.duration = GST_BUFFER_DURATION (buf);
-  if (segment->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (times.timestamp)) {
-    times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
-    times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
-  }
-  GstStructure *s = dlainfer::result_structure (
-      priv->meta_results.data (), guint (priv->meta_results.size ()), times, priv->backend_quark);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  const tensor::View &in = m.plan.input_view;
+  GST_INFO_OBJECT (self,
+                   "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   " %s:%s, %d classes%s",
+                   s.model.c_str (), m.engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
+                   tensor::elem_type_name (in.type), tensor::layout_name (in.layout), m.plan.classes,
+                   m.labels.empty () ? " (no labels: class_<index>)" : "");
+  /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
+  GST_INFO_OBJECT (self, "model details: %s", m.engine->describe ().c_str ());
 }
 
 }  // namespace
@@ -341,17 +294,7 @@ static void gst_dla_infer_init (GstDlaInfer *self)
 
 static void gst_dla_infer_dispose (GObject *object)
 {
-  GstDlaInfer *self = GST_DLA_INFER (object);
-  GST_OBJECT_LOCK (self);
-  GstCudaContext *ctx = self->priv->context;
-  GstCudaContext *offered = self->priv->offered;
-  self->priv->context = nullptr;
-  self->priv->offered = nullptr;
-  GST_OBJECT_UNLOCK (self);
-  if (ctx)
-    gst_object_unref (ctx);
-  if (offered)
-    gst_object_unref (offered);
+  GST_DLA_INFER (object)->priv->cuda.dispose (GST_ELEMENT (object));
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
@@ -368,12 +311,16 @@ static void gst_dla_infer_finalize (GObject *object)
 static GstStateChangeReturn gst_dla_infer_change_state (GstElement *element, GstStateChange transition)
 {
   GstDlaInfer *self = GST_DLA_INFER (element);
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
-    open_context (self);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GST_OBJECT_LOCK (self);
+    const int device = self->priv->settings.device ();
+    GST_OBJECT_UNLOCK (self);
+    self->priv->cuda.open (element, device);
+  }
   const GstStateChangeReturn ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
       (transition == GST_STATE_CHANGE_NULL_TO_READY && ret == GST_STATE_CHANGE_FAILURE))
-    close_context (self);
+    self->priv->cuda.close (element);
   return ret;
 }
 
@@ -383,29 +330,15 @@ static void gst_dla_infer_set_context (GstElement *element, GstContext *context)
   GST_OBJECT_LOCK (self);
   const int device = self->priv->settings.cuda_device_id;
   GST_OBJECT_UNLOCK (self);
-  /* Kept only as a candidate: open_context adopts it if it wraps the primary context. */
-  GstCudaContext *other = nullptr;
-  if (gst_cuda_handle_set_context (element, context, device, &other) && other) {
-    GST_OBJECT_LOCK (self);
-    std::swap (self->priv->offered, other);
-    GST_OBJECT_UNLOCK (self);
-    if (other)
-      gst_object_unref (other);
-  }
+  self->priv->cuda.offer (element, context, device);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
-  GstDlaInfer *self = GST_DLA_INFER (trans);
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    GstCudaContext *ctx = ref_context (self);
-    const gboolean answered = ctx && gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
-    if (ctx)
-      gst_object_unref (ctx);
-    if (answered)
-      return TRUE;
-  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      GST_DLA_INFER (trans)->priv->cuda.answer_query (GST_ELEMENT (trans), query))
+    return TRUE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
@@ -413,208 +346,46 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
   GstDlaInferPrivate *priv = self->priv;
-
-  if (cuda_poisoned) {
+  if (dla::process_poisoned ()) {
     post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
                  "an earlier frame hit the 911 error");
     return FALSE;
   }
-
   GST_OBJECT_LOCK (self);
   const dlainfer::Settings s = priv->settings;
   GST_OBJECT_UNLOCK (self);
 
-  if (s.model.empty ()) {
-    post_status (self,
-                 dla::Status::Error (dla::Code::kSettings,
-                                     "No model set: set the 'model' property to a cuDLA loadable file"),
-                 "property 'model' is empty");
+  auto model = std::make_unique<dlainfer::Model> ();
+  dlainfer::Refusal why;
+  if (!dlainfer::open_model (GST_ELEMENT (self), s, priv->cuda, model.get (), &why)) {
+    post_status (self, why.status, why.debug);
     return FALSE;
   }
-
-  priv->labels.clear ();
-  if (!s.labels.empty ()) {
-    std::string why;
-    bool not_found = false;
-    if (!labels::load (s.labels, &priv->labels, &why, &not_found)) {
-      post_status (self, dla::Status::Error (not_found ? dla::Code::kNotFound : dla::Code::kSettings, why),
-                   "property 'labels'");
-      return FALSE;
-    }
-  }
-
-  dla::EngineConfig config;
-  config.model_path = s.model;
-  config.dla_core = s.dla_core;
-  config.cuda_device = s.device ();
-  config.task_timeout_ms = s.task_timeout_ms;
-  config.num_slots = 1; /* synchronous: one frame in flight */
-  {
-    dla::ScopedContext scope (priv->primary.handle ());
-    const dla::Status st = dla::Engine::Open (config, &priv->engine);
-    if (!st.ok ()) {
-      post_status (self, st,
-                   "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
-                       ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")");
-      priv->engine.reset ();
-      return FALSE;
-    }
-  }
-  /* The engine retains the same primary context; ours only fails where the engine would too. */
-  GstCudaContext *ctx = ref_context (self);
-  if (ctx)
-    gst_object_unref (ctx);
-  if (!ctx) {
-    post_status (self, dla::Status::Error (dla::Code::kInit, "No CUDA context: " + priv->context_error),
-                 "open_context");
-    priv->engine.reset ();
-    return FALSE;
-  }
-  /* The context neighbours were given at NULL->READY is the one the frames run in. */
-  if (priv->primary.ordinal () != s.device ()) {
-    post_status (
-        self,
-        dla::Status::Error (dla::Code::kSettings,
-                            "cuda-device-id was changed to " + std::to_string (s.device ()) +
-                                " in READY, after the element shared "
-                                "the context of CUDA device " +
-                                std::to_string (priv->primary.ordinal ()) +
-                                " with its neighbours: set cuda-device-id while the element is in NULL"),
-        "cuda-device-id");
-    priv->engine.reset ();
-    return FALSE;
-  }
-
-  dla::ClassificationShape shape;
-  dla::Status st = dla::validate_classification (priv->engine->inputs (), priv->engine->outputs (), &shape);
-  if (st.ok () && shape.batch != 1)
-    st = dla::Status::Error (
-        dla::Code::kModel,
-        "The model's input has batch " + std::to_string (shape.batch) +
-            "; full-frame classification uses batch 1 for now: rebuild the loadable with batch 1 (trtexec "
-            "--shapes=<input>:1x3xHxW, or an ONNX file with a batch of 1)");
-  if (st.ok () && shape.channels != 3)
-    st = dla::Status::Error (dla::Code::kModel, "The model's input has " + std::to_string (shape.channels) +
-                                                    " channel(s); the preprocessing writes 3 (RGB or BGR): "
-                                                    "rebuild the model with a 3-channel input (" +
-                                                    dla::kInputFormatsHint + ")");
+  dla::ScopedContext scope (priv->cuda.primary ());
+  const dla::Status st = priv->input.open (model->engine->num_slots ());
   if (!st.ok ()) {
-    post_status (self, st,
-                 "dla::validate_classification (model=" + s.model + ")\n" + priv->engine->describe ());
-    priv->engine.reset ();
+    post_status (self, st, "the element's CUDA stream and events");
     return FALSE;
   }
-  if (priv->engine->outputs ().size () > 1)
-    GST_INFO_OBJECT (self, "the model has %u outputs; the first ('%s') holds the class scores",
-                     guint (priv->engine->outputs ().size ()), priv->engine->outputs ()[0].name.c_str ());
-
-  const int classes =
-      int (dla::resolve_class_count (priv->engine->outputs ()[0], int64_t (priv->labels.size ())));
-  if (priv->labels.empty () && !shape.classes_may_include_padding.empty () &&
-      shape.classes_may_include_padding[0])
-    GST_WARNING_OBJECT (self,
-                        "the model's output reports %d classes, a whole number of %s vectors: some may be "
-                        "padding lanes that read as class_N; give a labels file with the real class count",
-                        classes, tensor::layout_name (priv->engine->outputs ()[0].view.layout));
-  if (!priv->labels.empty () && priv->labels.size () != size_t (classes)) {
-    post_status (self,
-                 dla::Status::Error (dla::Code::kSettings, "The labels file '" + s.labels + "' has " +
-                                                               std::to_string (priv->labels.size ()) +
-                                                               " labels but the model has " +
-                                                               std::to_string (classes) + " classes"),
-                 "labels count != output channels");
-    priv->engine.reset ();
-    return FALSE;
-  }
-  if (shape.input_view.type == tensor::ElemType::kInt8 && !(s.input_scale > 0.f)) {
-    post_status (
-        self,
-        dla::Status::Error (
-            dla::Code::kSettings,
-            "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
-            "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built"),
-        "input-scale is not set\n" + priv->engine->describe ());
-    priv->engine.reset ();
-    return FALSE;
-  }
-  if (priv->engine->outputs ()[0].view.type == tensor::ElemType::kInt8 && !(s.output_scale > 0.f)) {
-    post_status (
-        self,
-        dla::Status::Error (
-            dla::Code::kSettings,
-            "The model's output is INT8: set output-scale to its quantisation scale (value = q * scale), as "
-            "calibrated when the loadable was built, or rebuild it with --outputIOFormats=fp16:chw16"),
-        "output-scale is not set\n" + priv->engine->describe ());
-    priv->engine.reset ();
-    return FALSE;
-  }
-  priv->input_view = shape.input_view;
-  priv->output_view = priv->engine->outputs ()[0].view;
-  priv->output_view.c = classes; /* a padded count the labels resolved: the pad lanes are not classes */
-  priv->label_quarks.resize (size_t (classes));
-  for (int i = 0; i < classes; ++i)
-    priv->label_quarks[size_t (i)] = g_quark_from_string (labels::name_for (priv->labels, i).c_str ());
-  priv->element_quark = g_quark_from_string (GST_OBJECT_NAME (self));
-  priv->backend_quark = g_quark_from_string (priv->engine->backend ().c_str ());
-  priv->graphs = std::make_unique<preprocess::LaunchGraphs> ();
-  priv->scores.reserve (size_t (classes));
-  priv->results.reserve (size_t (classes));
-  priv->meta_results.reserve (size_t (classes));
-  priv->analytics_confidences.reserve (size_t (classes));
-  priv->analytics_labels.reserve (size_t (classes));
-  priv->meta_results.clear ();
-  priv->foreign_context_logged = false;
-  priv->interval.reset ();
-  priv->stats.reset ();
-
-  dlainfer::ModelDescription d;
-  d.model = s.model;
-  d.backend = priv->engine->backend ();
-  d.cudla_version = priv->engine->cudla_version ();
-  d.library = priv->engine->library_path ();
-  d.description = priv->engine->describe ();
-  d.dla_core = s.dla_core;
-  d.cuda_device = s.device ();
-  d.classes = classes;
-  d.labels = int (priv->labels.size ());
-  d.inputs = &priv->engine->inputs ();
-  d.outputs = &priv->engine->outputs ();
-  GstStructure *info = dlainfer::model_info_structure (d);
-  GST_OBJECT_LOCK (self);
-  std::swap (priv->model_info, info);
-  GST_OBJECT_UNLOCK (self);
-  if (info)
-    gst_structure_free (info);
-
-  const tensor::View &in = priv->input_view;
-  GST_INFO_OBJECT (self,
-                   "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                   " %s:%s, %d classes%s",
-                   s.model.c_str (), priv->engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
-                   tensor::elem_type_name (in.type), tensor::layout_name (in.layout), classes,
-                   priv->labels.empty () ? " (no labels: class_<index>)" : "");
-  /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
-  GST_INFO_OBJECT (self, "model details: %s", d.description.c_str ());
+  priv->model = std::move (model);
+  publish_model (self, s);
   return TRUE;
 }
 
 static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
 {
-  GstDlaInfer *self = GST_DLA_INFER (trans);
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaInferPrivate *priv = GST_DLA_INFER (trans)->priv;
   {
-    /* The engine waits for its stream before freeing anything; the staging buffers go after it. */
-    dla::ScopedContext scope (priv->primary.handle ());
-    priv->graphs.reset ();
-    priv->engine.reset ();
-    priv->staging.release ();
+    /* Our stream is drained before the engine goes (it waits for its own), the model after. */
+    dla::ScopedContext scope (priv->cuda.primary ());
+    priv->input.close ();
+    priv->model.reset ();
   }
-  priv->labels.clear ();
-  priv->label_quarks.clear ();
-  GST_OBJECT_LOCK (self);
+  priv->output.clear ();
+  GST_OBJECT_LOCK (trans);
   GstStructure *info = priv->model_info;
   priv->model_info = nullptr;
-  GST_OBJECT_UNLOCK (self);
+  GST_OBJECT_UNLOCK (trans);
   if (info)
     gst_structure_free (info);
   return TRUE;
@@ -637,7 +408,6 @@ static gboolean gst_dla_infer_accept_caps (GstBaseTransform *trans, GstPadDirect
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
-  GstDlaInferPrivate *priv = self->priv;
   GstVideoInfo info;
   std::string why = "not video caps";
   preprocess::SourceView source;
@@ -647,19 +417,14 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
                        ("caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
-  priv->info = info;
-  priv->source = source;
-
   const GstCapsFeatures *features = gst_caps_get_features (incaps, 0);
   const bool on_device =
       features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-  if (!on_device) {
-    dla::ScopedContext scope (priv->primary.handle ());
-    const dla::Status st = priv->staging.reserve (dlainfer::staging_bytes (&info));
-    if (!st.ok ()) {
-      post_status (self, st, "upload staging for system-memory frames");
-      return FALSE;
-    }
+  dla::ScopedContext scope (self->priv->cuda.primary ());
+  const dla::Status st = self->priv->input.configure (info, source, on_device);
+  if (!st.ok ()) {
+    post_status (self, st, "upload staging for system-memory frames");
+    return FALSE;
   }
   GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT " (%s memory)", incaps, on_device ? "CUDA" : "system");
   return TRUE;
@@ -669,127 +434,20 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
   GstDlaInferPrivate *priv = self->priv;
-  dla::Engine *engine = priv->engine.get ();
-
-  if (cuda_poisoned)
+  if (dla::process_poisoned ())
     return frame_failed (self, dla::Status::Error (dla::Code::kFatal, kRestart), "refusing frames");
-  if (!engine) {
+  if (!priv->model) {
     priv->stats.failed ();
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No model is open"), ("transform_ip before start"));
     return GST_FLOW_ERROR;
   }
-
-  /* Per-frame settings under the lock; nothing here allocates. */
-  GST_OBJECT_LOCK (self);
-  preprocess::Params pre = dlainfer::preprocess_params (priv->settings);
-  const postprocess::Params post = dlainfer::postprocess_params (priv->settings);
-  const uint32_t interval = priv->settings.interval;
-  const bool post_messages = priv->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
-
-  if (!priv->interval.infer_now (interval)) {
-    attach_results (self, buf, true, priv->interval.age ());
+  const FrameSettings f = frame_settings (self);
+  if (!priv->interval.infer_now (f.interval)) {
+    priv->output.attach (GST_OBJECT (self), buf, true, priv->interval.age ());
     priv->stats.skipped ();
     return GST_FLOW_OK;
   }
-  pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (&priv->info), GST_VIDEO_INFO_HEIGHT (&priv->info)};
-  pre.par_n = GST_VIDEO_INFO_PAR_N (&priv->info);
-  pre.par_d = GST_VIDEO_INFO_PAR_D (&priv->info);
-
-  dla::ScopedContext scope (priv->primary.handle ());
-  preprocess::SourceView source = priv->source;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  MappedFrame frame;
-  dla::Status st;
-
-  if (gst_is_cuda_memory (mem)) {
-    GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
-    if (!check_memory_context (self, cmem->context, &st))
-      return frame_failed (self, st, "frame memory");
-    if (!frame.map (&priv->info, buf, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)))
-      return frame_failed (self,
-                           dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's CUDA memory"),
-                           "gst_video_frame_map (GST_MAP_CUDA)");
-#if GST_CHECK_VERSION(1, 24, 0)
-    /* Mapping does not wait for the stream that wrote the frame: order our kernel after it. */
-    if (GstCudaStream *upstream = gst_cuda_memory_get_stream (cmem)) {
-      if (gst_cuda_context_get_handle (cmem->context) == priv->primary.handle ()) {
-        st = engine->wait_for_stream (gst_cuda_stream_get_handle (upstream));
-        if (!st.ok ())
-          return frame_failed (self, st, "ordering after the upstream CUDA stream");
-      } else {
-        /* Our event cannot be recorded on another context's stream: wait on the host instead. */
-        gst_cuda_memory_sync (cmem);
-      }
-    }
-#endif
-    dlainfer::set_planes (frame.get (), &source);
-  } else {
-    if (!frame.map (&priv->info, buf, GST_MAP_READ))
-      return frame_failed (self, dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's memory"),
-                           "gst_video_frame_map");
-    const size_t bytes = dlainfer::staging_bytes (frame.get ());
-    if (bytes > priv->staging.capacity ()) {
-      /* Only when frames are laid out larger than their caps say (padded strides): once. */
-      GST_INFO_OBJECT (self, "growing the upload staging to %" G_GSIZE_FORMAT " bytes", bytes);
-      st = priv->staging.reserve (bytes);
-      if (!st.ok ())
-        return frame_failed (self, st, "upload staging");
-    }
-    dlainfer::pack_planes (frame.get (), priv->staging.host (), priv->staging.device (), &source);
-    st = priv->staging.upload (bytes, engine->stream ());
-    if (!st.ok ())
-      return frame_failed (self, st, "upload of a system-memory frame");
-  }
-
-  constexpr int kSlot = 0;
-  std::string why;
-  const preprocess::Status pst = preprocess::plan_launch (source, priv->input_view, engine->input_ptr (kSlot),
-                                                          pre, nullptr, 0, &priv->launch, &why);
-  if (pst != preprocess::Status::kOk)
-    return frame_failed (
-        self,
-        dla::Status::Error (dla::Code::kRuntime, std::string ("The preprocessing kernel cannot run: ") +
-                                                     preprocess::status_name (pst) + ": " + why),
-        "preprocess::plan_launch");
-  /* Before begin (): making a graph must not count as the frame's preprocessing time. */
-  const size_t launch = priv->graphs->prepare (priv->launch);
-  st = engine->begin (kSlot);
-  if (!st.ok ())
-    return frame_failed (self, st, "dla::Engine::begin");
-  const cudaError_t launched = priv->graphs->launch (launch, static_cast<cudaStream_t> (engine->stream ()));
-  if (launched != cudaSuccess)
-    return frame_failed (
-        self,
-        dla::Status::Error (
-            launched == dla::kCudaErrorExternalDevice ? dla::Code::kFatal : dla::Code::kRuntime,
-            "The preprocessing kernel failed to launch: " + dla::cuda_error_name (launched)),
-        "preprocess::LaunchGraphs::launch");
-  st = engine->submit (kSlot);
-  if (!st.ok ())
-    return frame_failed (self, st, "dla::Engine::submit");
-  st = engine->complete (kSlot);
-  if (!st.ok ())
-    return frame_failed (self, st, "dla::Engine::complete");
-  frame.unmap (); /* the kernel that read it has finished */
-
-  const auto post_start = std::chrono::steady_clock::now ();
-  postprocess::run (priv->output_view, engine->host_output (kSlot, 0), post, &priv->scores, &priv->results);
-  priv->meta_results.clear ();
-  for (const postprocess::Result &r : priv->results)
-    priv->meta_results.push_back ({r.class_id, priv->label_quarks[size_t (r.class_id)], r.confidence});
-  const float post_ms =
-      std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
-  const dla::SlotTimings t = engine->timings (kSlot);
-  priv->stats.inferred (t.preprocess_ms, t.dla_ms, post_ms, t.total_ms, priv->graphs->graphed (launch));
-  priv->interval.inferred ();
-  attach_results (self, buf, false, 0);
-  if (post_messages)
-    post_result_message (self, buf);
-  if (!priv->results.empty ())
-    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-                    g_quark_to_string (priv->meta_results[0].label), double (priv->results[0].confidence));
-  return GST_FLOW_OK;
+  return infer (self, buf, f);
 }
 
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event)

@@ -5,7 +5,7 @@
  * and are refused with a GST_WARNING (not a g_warning: an application setting them late is not a programming
  * error) above READY; the others are read at the start of every frame. `stats` and `model-info` are
  * read-only. */
-#include "gstdlainfer-private.h"
+#include "gst/gstdlainfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 

@@ -1,4 +1,4 @@
-#include "model_info.h"
+#include "gst/model_info.h"
 
 namespace dlainfer {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "descriptor_map.h"
+#include "dla/descriptor_map.h"
 
 namespace dlainfer {
 

@@ -6,7 +6,7 @@
 
 #include <gst/gst.h>
 
-#include "gstdlainfer.h"
+#include "gst/gstdlainfer.h"
 
 static gboolean plugin_init (GstPlugin *plugin)
 {

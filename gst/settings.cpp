@@ -1,4 +1,4 @@
-#include "settings.h"
+#include "gst/settings.h"
 
 namespace dlainfer {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "postprocess.h"
-#include "preprocess.h"
+#include "host/postprocess.h"
+#include "kernels/preprocess.h"
 
 namespace dlainfer {
 

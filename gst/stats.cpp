@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "gst/stats.h"
 
 namespace dlainfer {
 

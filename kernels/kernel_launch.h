@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "preprocess.h"
+#include "kernels/preprocess.h"
 
 namespace preprocess {
 

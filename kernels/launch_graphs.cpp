@@ -1,4 +1,4 @@
-#include "launch_graphs.h"
+#include "kernels/launch_graphs.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 /* gst-dlainfer: kernel launches replayed from CUDA graphs.
  *
- * A graph launch costs the CPU about half a kernel launch (after a 60 us sleep, as between two
- * frames: 2.8 against 5.8 us on the H200 host), but a graph bakes in its arguments, the frame's
+ * A graph launch costs the CPU about half a kernel launch (after a sleep, as between two frames;
+ * tests/bench/launch_costs.cu measures both), but a graph bakes in its arguments, the frame's
  * address among them. So a launch becomes a graph the second time it is seen byte for byte (a
  * pooled frame buffer coming round again) and is replayed from then on; a source that never repeats
  * a buffer pays a lookup and launches plainly. The least recently used of kCapacity launches goes.
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel_launch.h"
+#include "kernels/kernel_launch.h"
 
 namespace preprocess {
 

@@ -32,9 +32,9 @@
 #include <new>
 #include <vector>
 
-#include "preprocess_plan.h"
+#include "kernels/preprocess_plan.h"
 #ifndef PREPROCESS_EMULATE
-#include "kernel_launch.h"
+#include "kernels/kernel_launch.h"
 #endif
 
 #ifdef PREPROCESS_EMULATE

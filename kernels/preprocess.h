@@ -5,7 +5,7 @@
  * vectors in the tensor view's layout. reference() is the CPU definition of correctness with the
  * same signature; launch() must agree with it to 1 FP16 ulp / 1 INT8 step.
  *
- * Conventions (ARCHITECTURE.md section 7; pinned by tests/kernels/preprocess_golden_test.cpp and
+ * Conventions (docs/architecture.md section 7; pinned by tests/kernels/preprocess_golden_test.cpp and
  * checked against Pillow/torchvision by tests/kernels/preprocess_oracle.py):
  *  - Coordinates are continuous with pixel i covering [i, i+1) (half-pixel centres). Output pixel
  *    o of an axis is virtual pixel v = o + off of the crop resized to R pixels; it samples the
@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 namespace preprocess {
 

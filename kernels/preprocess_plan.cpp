@@ -1,5 +1,5 @@
 /* Argument checks and geometry for preprocess::launch and preprocess::reference. */
-#include "preprocess_plan.h"
+#include "kernels/preprocess_plan.h"
 
 #include <cmath>
 #include <cstdint>

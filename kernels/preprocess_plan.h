@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "preprocess.h"
+#include "kernels/preprocess.h"
 
 namespace preprocess {
 namespace detail {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "numeric.h"
-#include "preprocess_plan.h"
+#include "kernels/numeric.h"
+#include "kernels/preprocess_plan.h"
 
 namespace preprocess {
 namespace {

@@ -8,7 +8,7 @@
  *   chw32 (INT8)  [N][ceil(C/32)][H][W][32]            lanes 32, rows dense (W * 32 bytes)
  *   dla_linear    [N][C][H][W'], row stride rounded up to 64 bytes      lanes 1
  *   dla_hwc4      [N][H][W'][C'], C' = 1 for grey else 4, row rounded up to 64 bytes (Orin)
- * Facts: ../shared/reference/cudla-api.md section 5. Knows nothing else of the project.
+ * Facts: docs/cudla.md section 5 and docs/dla-formats.md. Knows nothing else of the project.
  */
 #pragma once
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "primary_context.h"
+#include "dla/primary_context.h"
 
 int main ()
 {

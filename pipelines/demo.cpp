@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <string>
 
-#include "gstdlameta.h"
-#include "primary_context.h"
+#include "dla/primary_context.h"
+#include "gst/meta/gstdlameta.h"
 
 namespace {
 
@@ -69,10 +69,11 @@ GstPadProbeReturn on_classified (GstPad *, GstPadProbeInfo *info, gpointer data)
   const GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (buf);
   std::string label = "(none)";
   float confidence = 0.f;
-  if (m && m->n_results > 0) {
-    label = g_quark_to_string (m->results[0].label);
-    confidence = m->results[0].confidence;
-    d->backend = m->backend ? g_quark_to_string (m->backend) : "?";
+  const gchar *best = nullptr;
+  if (m && gst_dla_classification_meta_get_result (m, 0, nullptr, &best, &confidence)) {
+    label = best;
+    const gchar *backend = gst_dla_classification_meta_get_backend (m);
+    d->backend = backend ? backend : "?";
   } else {
     ++d->without_meta;
   }

@@ -59,15 +59,16 @@ GstPadProbeReturn print_result (GstPad *, GstPadProbeInfo *info, gpointer user_d
   }
   line += ",\"element\":" + json_string (gst_dla_classification_meta_get_element_name (meta));
   line += ",\"backend\":" + json_string (gst_dla_classification_meta_get_backend (meta));
-  line += std::string (",\"carried\":") + (meta->carried ? "true" : "false");
-  line += ",\"age\":" + std::to_string (meta->age) + ",\"results\":[";
-  for (guint i = 0; i < meta->n_results; ++i) {
-    const GstDlaClassification &r = meta->results[i];
+  line += std::string (",\"carried\":") + (gst_dla_classification_meta_get_carried (meta) ? "true" : "false");
+  line += ",\"age\":" + std::to_string (gst_dla_classification_meta_get_age (meta)) + ",\"results\":[";
+  gint class_id = 0;
+  const gchar *label = nullptr;
+  gfloat confidence = 0.f;
+  for (guint i = 0; gst_dla_classification_meta_get_result (meta, i, &class_id, &label, &confidence); ++i) {
     char conf[32];
-    std::snprintf (conf, sizeof conf, "%.4f", r.confidence);
-    line += std::string (i ? "," : "") + "{\"class_id\":" + std::to_string (r.class_id) +
-            ",\"label\":" + json_string (gst_dla_classification_meta_get_label (meta, i)) +
-            ",\"confidence\":" + conf + "}";
+    std::snprintf (conf, sizeof conf, "%.4f", confidence);
+    line += std::string (i ? "," : "") + "{\"class_id\":" + std::to_string (class_id) +
+            ",\"label\":" + json_string (label) + ",\"confidence\":" + conf + "}";
   }
   std::printf ("%s]}\n", line.c_str ());
   std::fflush (stdout);

@@ -1,5 +1,5 @@
 /* gst-dlainfer: GstDlaClassificationMeta (see gstdlameta.h). */
-#include "gstdlameta.h"
+#include "gst/meta/gstdlameta.h"
 
 namespace {
 
@@ -12,6 +12,8 @@ gboolean meta_init (GstMeta *meta, gpointer, GstBuffer *)
   m->backend = 0;
   m->carried = FALSE;
   m->age = 0;
+  m->dla_core = -1;
+  m->priv = nullptr;
   return TRUE;
 }
 
@@ -28,13 +30,9 @@ void meta_free (GstMeta *meta, GstBuffer *)
 gboolean meta_transform (GstBuffer *dest, GstMeta *meta, GstBuffer *, GQuark, gpointer)
 {
   const auto *src = reinterpret_cast<const GstDlaClassificationMeta *> (meta);
-  GstDlaClassificationMeta *dst =
-      gst_buffer_add_dla_classification_meta (dest, src->results, src->n_results, src->element, src->backend);
-  if (!dst)
-    return FALSE;
-  dst->carried = src->carried;
-  dst->age = src->age;
-  return TRUE;
+  return gst_buffer_add_dla_classification_meta_full (dest, src->results, src->n_results, src->element,
+                                                      src->backend, src->dla_core, src->carried,
+                                                      src->age) != nullptr;
 }
 
 }  // namespace
@@ -68,6 +66,16 @@ GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (GstBuffer *buf
                                                                   guint n_results, GQuark element,
                                                                   GQuark backend)
 {
+  return gst_buffer_add_dla_classification_meta_full (buffer, results, n_results, element, backend, -1, FALSE,
+                                                      0);
+}
+
+GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta_full (GstBuffer *buffer,
+                                                                       const GstDlaClassification *results,
+                                                                       guint n_results, GQuark element,
+                                                                       GQuark backend, gint dla_core,
+                                                                       gboolean carried, guint age)
+{
   g_return_val_if_fail (GST_IS_BUFFER (buffer), nullptr);
   g_return_val_if_fail (n_results == 0 || results != nullptr, nullptr);
   auto *m = reinterpret_cast<GstDlaClassificationMeta *> (
@@ -80,6 +88,9 @@ GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (GstBuffer *buf
   m->n_results = n_results;
   m->element = element;
   m->backend = backend;
+  m->dla_core = dla_core;
+  m->carried = carried;
+  m->age = age;
   return m;
 }
 
@@ -127,4 +138,44 @@ const gchar *gst_dla_classification_meta_get_backend (const GstDlaClassification
 {
   g_return_val_if_fail (meta != nullptr, nullptr);
   return g_quark_to_string (meta->backend);
+}
+
+guint gst_dla_classification_meta_get_n_results (const GstDlaClassificationMeta *meta)
+{
+  g_return_val_if_fail (meta != nullptr, 0);
+  return meta->n_results;
+}
+
+gboolean gst_dla_classification_meta_get_result (const GstDlaClassificationMeta *meta, guint index,
+                                                 gint *class_id, const gchar **label, gfloat *confidence)
+{
+  g_return_val_if_fail (meta != nullptr, FALSE);
+  if (index >= meta->n_results)
+    return FALSE;
+  const GstDlaClassification &r = meta->results[index];
+  if (class_id)
+    *class_id = r.class_id;
+  if (label)
+    *label = g_quark_to_string (r.label);
+  if (confidence)
+    *confidence = r.confidence;
+  return TRUE;
+}
+
+gboolean gst_dla_classification_meta_get_carried (const GstDlaClassificationMeta *meta)
+{
+  g_return_val_if_fail (meta != nullptr, FALSE);
+  return meta->carried;
+}
+
+guint gst_dla_classification_meta_get_age (const GstDlaClassificationMeta *meta)
+{
+  g_return_val_if_fail (meta != nullptr, 0);
+  return meta->age;
+}
+
+gint gst_dla_classification_meta_get_dla_core (const GstDlaClassificationMeta *meta)
+{
+  g_return_val_if_fail (meta != nullptr, -1);
+  return meta->dla_core;
 }

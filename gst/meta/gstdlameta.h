@@ -4,9 +4,14 @@
  * Installed as <gst/dlainfer/gstdlameta.h>. Reading a result in a pad probe or an appsink:
  *
  *   GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (buffer);
- *   if (m && m->n_results > 0)
- *     g_print ("%s %.2f (age %u)\n", gst_dla_classification_meta_get_label (m, 0),
- *         m->results[0].confidence, m->age);
+ *   const gchar *label;
+ *   gfloat confidence;
+ *   if (m && gst_dla_classification_meta_get_result (m, 0, NULL, &label, &confidence))
+ *     g_print ("%s %.2f (age %u)\n", label, confidence, gst_dla_classification_meta_get_age (m));
+ *
+ * Read it through the accessors (GObject introspection, and so Python, sees only those): the
+ * struct's public fields stay readable for C users of the first version, and the struct has room
+ * for what later versions add (object results, per-result cores) without a new soversion.
  *
  * With several dlainfer elements in a pipeline each adds its own meta; pick one with
  * gst_buffer_get_dla_classification_meta_for_element() or iterate with
@@ -50,7 +55,8 @@ typedef struct {
  * @age: frames since the result was inferred: 0 on the frame that was inferred, 1 on the next...
  *
  * The result of one whole-frame classification. It survives buffer copies and every transform
- * (it describes the picture, not its pixels).
+ * (it describes the picture, not its pixels). The fields above are those of the first version
+ * and keep their offsets; what follows them is private.
  */
 typedef struct {
   GstMeta meta;
@@ -61,6 +67,11 @@ typedef struct {
   GQuark backend;
   gboolean carried;
   guint age;
+
+  /*< private >*/
+  gint dla_core; /* the DLA core that produced the results, -1 unknown */
+  gpointer priv; /* a growable private part (object results, per-result cores), owned by the meta */
+  gpointer _gst_reserved[GST_PADDING_LARGE];
 } GstDlaClassificationMeta;
 
 GST_DLA_API GType gst_dla_classification_meta_api_get_type (void);
@@ -69,8 +80,26 @@ GST_DLA_API GType gst_dla_classification_meta_api_get_type (void);
 GST_DLA_API const GstMetaInfo *gst_dla_classification_meta_get_info (void);
 #define GST_DLA_CLASSIFICATION_META_INFO (gst_dla_classification_meta_get_info ())
 
-/* Adds a meta holding a copy of @results (@n_results of them, already sorted) to a writable
- * buffer; @carried and @age start FALSE and 0. */
+/**
+ * gst_buffer_add_dla_classification_meta_full:
+ * @buffer: a writable buffer
+ * @results: (array length=n_results) (nullable): the results, already sorted, best first
+ * @n_results: how many
+ * @element: the producing element's name, as a quark
+ * @backend: "dla" or "swdla", as a quark
+ * @dla_core: the DLA core that produced the results (-1: unknown)
+ * @carried: the frame was not inferred: these are the last results, carried forward
+ * @age: frames since the results were inferred
+ *
+ * Adds a meta holding a copy of @results and everything dlainfer sets.
+ *
+ * Returns: (transfer none) (nullable): the meta
+ */
+GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta_full (
+    GstBuffer *buffer, const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend,
+    gint dla_core, gboolean carried, guint age);
+
+/* The first version's add: @dla_core -1, @carried FALSE, @age 0. */
 GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (
     GstBuffer *buffer, const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend);
 
@@ -88,5 +117,29 @@ GST_DLA_API const gchar *gst_dla_classification_meta_get_label (const GstDlaClas
 /* The producing element's name and the backend as strings. */
 GST_DLA_API const gchar *gst_dla_classification_meta_get_element_name (const GstDlaClassificationMeta *meta);
 GST_DLA_API const gchar *gst_dla_classification_meta_get_backend (const GstDlaClassificationMeta *meta);
+
+/* The number of results (0 when no class passed the threshold). */
+GST_DLA_API guint gst_dla_classification_meta_get_n_results (const GstDlaClassificationMeta *meta);
+
+/**
+ * gst_dla_classification_meta_get_result:
+ * @meta: a #GstDlaClassificationMeta
+ * @index: which result, from 0 (best first)
+ * @class_id: (out) (optional): the class's index in the model's output
+ * @label: (out) (optional) (transfer none): the class's label
+ * @confidence: (out) (optional): the score after the element's activation
+ *
+ * Returns: %FALSE (and sets nothing) when @index >= the number of results
+ */
+GST_DLA_API gboolean gst_dla_classification_meta_get_result (const GstDlaClassificationMeta *meta,
+                                                             guint index, gint *class_id, const gchar **label,
+                                                             gfloat *confidence);
+
+/* TRUE when the frame was not inferred and the results are the last ones, carried forward. */
+GST_DLA_API gboolean gst_dla_classification_meta_get_carried (const GstDlaClassificationMeta *meta);
+/* Frames since the results were inferred (0 on the inferred frame). */
+GST_DLA_API guint gst_dla_classification_meta_get_age (const GstDlaClassificationMeta *meta);
+/* The DLA core that produced the results, -1 when unknown (a meta added by the first version's add). */
+GST_DLA_API gint gst_dla_classification_meta_get_dla_core (const GstDlaClassificationMeta *meta);
 
 G_END_DECLS

@@ -1,10 +1,10 @@
 #include <cuda_runtime_api.h>
 
 #include "bare_frames.h"
-#include "completion_wait.h"
-#include "cuda_resources.h"
-#include "engine.h"
-#include "launch_graphs.h"
+#include "dla/completion_wait.h"
+#include "dla/cuda_resources.h"
+#include "dla/engine.h"
+#include "kernels/launch_graphs.h"
 #include "thread_cpu.h"
 
 namespace bench {

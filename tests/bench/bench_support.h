@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "gstdlameta.h"
+#include "gst/meta/gstdlameta.h"
 #include "test_support.h"
 #include "thread_cpu.h"
 

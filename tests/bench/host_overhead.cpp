@@ -7,8 +7,8 @@
 
 #include "bare_frames.h"
 #include "bench_support.h"
-#include "cuda_resources.h"
-#include "engine.h"
+#include "dla/cuda_resources.h"
+#include "dla/engine.h"
 #include "launch_costs.h"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "cuda_resources.h"
+#include "dla/cuda_resources.h"
+#include "kernels/launch_graphs.h"
 #include "launch_costs.h"
-#include "launch_graphs.h"
 #include "thread_cpu.h"
 
 namespace bench {

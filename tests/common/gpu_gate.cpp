@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "primary_context.h"
+#include "dla/primary_context.h"
 
 int main (int argc, char **argv)
 {

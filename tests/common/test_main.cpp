@@ -18,7 +18,7 @@
 #include <gst/check/gstcheck.h>
 
 #ifdef DLAINFER_GPU_SUITE
-#include "primary_context.h"
+#include "dla/primary_context.h"
 #endif
 
 namespace dlainfer_test {

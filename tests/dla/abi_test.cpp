@@ -1,13 +1,13 @@
 /* The cuDLA ABI as our header declares it, checked at run time against the numbers of the
- * reference (section 3.4; confirmed by NVIDIA's binding dtypes, section 8), so a mistake shows as
+ * docs/cudla.md (section 3.3; confirmed by NVIDIA's binding dtypes, section 8), so a mistake shows as
  * a failing test with the numbers, not only as a static_assert. */
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <type_traits>
 
-#include "cudla_abi.h"
-#include "loader.h"
+#include "dla/abi/cudla_abi.h"
+#include "dla/loader.h"
 
 namespace {
 

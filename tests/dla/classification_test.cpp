@@ -1,12 +1,14 @@
-/* Validation of a model as a classifier: one image input (3 channels, or 1 for grey; the padded
- * count accepted), batch >= 1, outputs C x 1 x 1 vectors with the input's batch. */
+/* Validation of a model as a classifier (host/classifier.h) on tensors mapped from cuDLA
+ * descriptors: one image input (3 channels, or 1 for grey; the padded count accepted), batch >= 1,
+ * outputs C x 1 x 1 vectors with the input's batch. */
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "descriptor_fixtures.h"
-#include "descriptor_map.h"
+#include "dla/descriptor_map.h"
+#include "host/classifier.h"
 
 namespace {
 
@@ -22,6 +24,13 @@ dla::TensorInfo info (Layout l, ElemType t, int64_t n, int64_t c, int64_t h, int
   const dla::Status st = dla::map_descriptor (d, dir, &out);
   EXPECT_TRUE (st.ok ()) << st.message;
   return out;
+}
+
+/* The classifier sees the mapped tensors as the host layers do. */
+dla::Status validate (const std::vector<dla::TensorInfo> &inputs, const std::vector<dla::TensorInfo> &outputs,
+                      classifier::Shape *shape)
+{
+  return classifier::validate (dla::host_descs (inputs), dla::host_descs (outputs), shape);
 }
 
 dla::TensorInfo logits (int64_t classes, unsigned reading = 0, int64_t n = 1, Layout l = Layout::kChw16,
@@ -41,9 +50,8 @@ TEST (Classification, EveryWritableInputLayout)
   for (const auto &c : cases)
     for (unsigned reading : {0u, unsigned (fixtures::kCPadded)}) {
       SCOPED_TRACE (std::string (tensor::layout_name (c.l)) + " " + tensor::elem_type_name (c.t));
-      dla::ClassificationShape shape;
-      const dla::Status st =
-          dla::validate_classification ({info (c.l, c.t, 1, 3, 224, 224, reading)}, {logits (1000)}, &shape);
+      classifier::Shape shape;
+      const dla::Status st = validate ({info (c.l, c.t, 1, 3, 224, 224, reading)}, {logits (1000)}, &shape);
       ASSERT_TRUE (st.ok ()) << st.message;
       EXPECT_EQ (shape.channels, 3);
       EXPECT_EQ (shape.batch, 1);
@@ -60,9 +68,9 @@ TEST (Classification, EveryWritableInputLayout)
 
 TEST (Classification, GreyInputAndBatch)
 {
-  dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification (
-      {info (Layout::kDlaLinear, ElemType::kFp16, 4, 1, 28, 28)}, {logits (10, 0, 4)}, &shape);
+  classifier::Shape shape;
+  const dla::Status st =
+      validate ({info (Layout::kDlaLinear, ElemType::kFp16, 4, 1, 28, 28)}, {logits (10, 0, 4)}, &shape);
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (shape.channels, 1);
   EXPECT_EQ (shape.batch, 4);
@@ -70,11 +78,11 @@ TEST (Classification, GreyInputAndBatch)
 
 TEST (Classification, SeveralOutputsEachWithItsClassCount)
 {
-  dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 64, 64)},
-                                                       {logits (1000), logits (8, 0, 1, Layout::kDlaLinear),
-                                                        logits (64, 0, 1, Layout::kChw32, ElemType::kInt8)},
-                                                       &shape);
+  classifier::Shape shape;
+  const dla::Status st = validate ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 64, 64)},
+                                   {logits (1000), logits (8, 0, 1, Layout::kDlaLinear),
+                                    logits (64, 0, 1, Layout::kChw32, ElemType::kInt8)},
+                                   &shape);
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (shape.classes, (std::vector<int64_t>{1000, 8, 64}));
   EXPECT_EQ (shape.classes_may_include_padding, (std::vector<bool>{false, false, true}));
@@ -84,29 +92,30 @@ TEST (Classification, PaddedClassCountResolvedByLabels)
 {
   const dla::TensorInfo padded = logits (1000, fixtures::kCPadded);
   EXPECT_EQ (padded.view.c, 1008);
-  EXPECT_EQ (dla::resolve_class_count (padded, 1000), 1000);
-  EXPECT_EQ (dla::resolve_class_count (padded, 0), 1008);
-  EXPECT_EQ (dla::resolve_class_count (padded, 900), 1008) << "900 labels are not the padding's doing";
+  EXPECT_EQ (classifier::resolve_class_count (padded.view, 1000), 1000);
+  EXPECT_EQ (classifier::resolve_class_count (padded.view, 0), 1008);
+  EXPECT_EQ (classifier::resolve_class_count (padded.view, 900), 1008)
+      << "900 labels are not the padding's doing";
   const dla::TensorInfo exact = logits (1000);
-  EXPECT_EQ (dla::resolve_class_count (exact, 999), 1000);
+  EXPECT_EQ (classifier::resolve_class_count (exact.view, 999), 1000);
 }
 
 TEST (Classification, TwoInputsRefused)
 {
-  dla::ClassificationShape shape;
+  classifier::Shape shape;
   const auto in = info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32);
-  const dla::Status st = dla::validate_classification ({in, in}, {logits (10)}, &shape);
+  const dla::Status st = validate ({in, in}, {logits (10)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("2 inputs"), std::string::npos) << st.message;
   EXPECT_NE (st.message.find ("exactly one image input"), std::string::npos) << st.message;
-  EXPECT_EQ (dla::validate_classification ({}, {logits (10)}, &shape).code, dla::Code::kModel);
+  EXPECT_EQ (validate ({}, {logits (10)}, &shape).code, dla::Code::kModel);
 }
 
 TEST (Classification, WrongChannelCountRefused)
 {
-  dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 8, 32, 32)},
-                                                       {logits (10)}, &shape);
+  classifier::Shape shape;
+  const dla::Status st =
+      validate ({info (Layout::kChw16, ElemType::kFp16, 1, 8, 32, 32)}, {logits (10)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("8 channels"), std::string::npos) << st.message;
   EXPECT_NE (st.message.find ("3 (RGB) or 1 (grey)"), std::string::npos) << st.message;
@@ -115,10 +124,10 @@ TEST (Classification, WrongChannelCountRefused)
 
 TEST (Classification, SpatialOutputRefused)
 {
-  dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification (
-      {info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)},
-      {info (Layout::kChw16, ElemType::kFp16, 1, 64, 7, 7, 0, dla::Direction::kOutput)}, &shape);
+  classifier::Shape shape;
+  const dla::Status st =
+      validate ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)},
+                {info (Layout::kChw16, ElemType::kFp16, 1, 64, 7, 7, 0, dla::Direction::kOutput)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("64x7x7"), std::string::npos) << st.message;
   EXPECT_NE (st.message.find ("C x 1 x 1"), std::string::npos) << st.message;
@@ -126,19 +135,18 @@ TEST (Classification, SpatialOutputRefused)
 
 TEST (Classification, OutputBatchMustMatch)
 {
-  dla::ClassificationShape shape;
-  const dla::Status st = dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 2, 3, 32, 32)},
-                                                       {logits (10, 0, 1)}, &shape);
+  classifier::Shape shape;
+  const dla::Status st =
+      validate ({info (Layout::kChw16, ElemType::kFp16, 2, 3, 32, 32)}, {logits (10, 0, 1)}, &shape);
   EXPECT_EQ (st.code, dla::Code::kModel);
   EXPECT_NE (st.message.find ("batch 1"), std::string::npos) << st.message;
 }
 
 TEST (Classification, NoOutputsRefused)
 {
-  dla::ClassificationShape shape;
-  EXPECT_EQ (
-      dla::validate_classification ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)}, {}, &shape).code,
-      dla::Code::kModel);
+  classifier::Shape shape;
+  EXPECT_EQ (validate ({info (Layout::kChw16, ElemType::kFp16, 1, 3, 32, 32)}, {}, &shape).code,
+             dla::Code::kModel);
 }
 
 }  // namespace

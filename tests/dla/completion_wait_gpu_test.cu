@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
-#include "completion_wait.h"
-#include "cuda_resources.h"
+#include "dla/completion_wait.h"
+#include "dla/cuda_resources.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 /* What the completion wait learns: where to set the alarm (the median of where the tasks end as the
  * wake-ups see them, within [kMin, kMax]) and the expected task duration (the shorter of the last two
  * timed tasks). */
-#include "completion_wait.h"
+#include "dla/completion_wait.h"
 
 #include <gtest/gtest.h>
 #include <sys/prctl.h>

@@ -1,12 +1,12 @@
-/* Tensor descriptors for the dla tests: the real Orin dumps of the reference (section 5.4), the
+/* Tensor descriptors for the dla tests: the real Orin dumps of docs/cudla.md (section 5.4), the
  * expected chw16 ones (section 5.2), and any layout written in each plausible reading. */
 #pragma once
 
 #include <cstring>
 #include <string>
 
-#include "cudla_abi.h"
-#include "tensor_layout.h"
+#include "dla/abi/cudla_abi.h"
+#include "kernels/tensor_layout.h"
 
 namespace fixtures {
 
@@ -62,7 +62,7 @@ inline cudlaModuleTensorDescriptor chw16_output_1000 (uint64_t c = 1000, bool st
                strides ? std::initializer_list<uint32_t>{2, 32, 32, 32} : std::initializer_list<uint32_t>{});
 }
 
-/* The plausible readings of reference section 7, combinable. */
+/* The plausible readings of docs/cudla.md section 7, combinable. */
 enum Reading : unsigned {
   kOrin = 0,
   kCPadded = 1u << 0,      /* c = padded count (16 / 32 / 4) */

@@ -1,7 +1,7 @@
 /* Raw descriptors -> tensor views: the real Orin dumps, the expected chw16 ones, and every
- * supported layout in every plausible reading of reference section 7; refusals print the raw
+ * supported layout in every plausible reading of docs/cudla.md section 7; refusals print the raw
  * descriptor. */
-#include "descriptor_map.h"
+#include "dla/descriptor_map.h"
 
 #include <gtest/gtest.h>
 

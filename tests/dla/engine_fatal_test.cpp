@@ -1,12 +1,13 @@
 /* The sync seam and a DLA fault: swdla emulates cudaErrorExternalDevice (911) after an injected
- * fault (SWDLA_EXTERNAL_DEVICE_ERROR, tests/swdla/README.md contract 3). complete() must report it
- * as fatal, naming cudlaGetLastError's status and "restart the process", and the engine must refuse
+ * fault (SWDLA_EXTERNAL_DEVICE_ERROR, tests/swdla/README.md contract 3). wait() must report it as
+ * fatal, naming cudlaGetLastError's status and "restart the process", and every engine must refuse
  * further work. The fault lasts for the process, so this program holds only this test. */
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
+#include "dla/fatal.h"
 #include "engine_test_support.h"
 
 namespace {
@@ -32,10 +33,14 @@ TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
         "cudlaGetLastError reports cudlaErrorDlaErrDataMismatch (0x40000007)", "restart the process"})
     EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
   EXPECT_TRUE (e->failed ());
+  EXPECT_TRUE (dla::process_poisoned ());
 
   /* Refused from now on, with the first fault's description. */
+  dla::Task task;
+  task.slot = 0;
+  bool done = false;
   for (const dla::Status &again :
-       {e->begin (0), e->submit (0), e->complete (0), e->wait_for_stream (nullptr)}) {
+       {e->acquire (&task), e->submit (task, nullptr), e->wait (task), e->poll (task, &done)}) {
     EXPECT_EQ (again.code, dla::Code::kFatal);
     EXPECT_NE (again.message.find ("cudlaErrorDlaErrDataMismatch"), std::string::npos) << again.message;
   }

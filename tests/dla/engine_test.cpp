@@ -9,9 +9,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine_test_support.h"
+#include "host/classifier.h"
 #include "swdla_query.h"
 
 namespace {
@@ -30,6 +32,12 @@ using dla_test::open;
 const float kCorners[8][3] = {{0, 0, 0}, {1, 1, 1}, {1, 0, 0}, {0, 1, 0},
                               {0, 0, 1}, {1, 1, 0}, {0, 1, 1}, {1, 0, 1}};
 
+/* The classifier's view of the engine's tensors (host/classifier.h). */
+dla::Status validate (const dla::Engine &e, classifier::Shape *shape)
+{
+  return classifier::validate (dla::host_descs (e.inputs ()), dla::host_descs (e.outputs ()), shape);
+}
+
 std::vector<uint8_t> solid (const dla::Engine &e, const float rgb[3])
 {
   return make_input (
@@ -46,19 +54,19 @@ TEST_P (Engine, ColoursEveryLayout)
   const dla::Status st = open (GetParam (), &e);
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (e->backend (), "swdla");
-  dla::ClassificationShape shape;
-  const dla::Status v = dla::validate_classification (e->inputs (), e->outputs (), &shape);
+  classifier::Shape shape;
+  const dla::Status v = validate (*e, &shape);
   ASSERT_TRUE (v.ok ()) << v.message;
   EXPECT_EQ (shape.channels, 3);
-  EXPECT_EQ (dla::resolve_class_count (e->outputs ()[0], 8), 8);
+  EXPECT_EQ (classifier::resolve_class_count (e->outputs ()[0].view, 8), 8);
   for (int k = 0; k < 8; ++k) {
     const dla::Status r = dla_test::run_once (*e, 0, solid (*e, kCorners[k]));
     ASSERT_TRUE (r.ok ()) << r.message;
     EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), k) << "colour " << k << "\n" << e->describe ();
-    /* The first task is timed by events; every task by the host clock. */
+    /* The first task is timed by events; every task by the host clock. (The preprocessing is the
+     * caller's work now, timed by the caller's events: the element's stats.) */
     const dla::SlotTimings t = e->timings (0);
     if (k == 0) {
-      EXPECT_GE (t.preprocess_ms, 0.f);
       EXPECT_GT (t.dla_ms, 0.f);
     }
     EXPECT_GE (t.total_ms, std::max (t.dla_ms, 0.f));
@@ -93,8 +101,8 @@ TEST_P (Readout, GeometryEveryLayout)
   std::unique_ptr<dla::Engine> e;
   const dla::Status st = open (GetParam (), &e);
   ASSERT_TRUE (st.ok ()) << st.message;
-  dla::ClassificationShape shape;
-  ASSERT_TRUE (dla::validate_classification (e->inputs (), e->outputs (), &shape).ok ());
+  classifier::Shape shape;
+  ASSERT_TRUE (validate (*e, &shape).ok ());
   const tensor::View &v = shape.input_view;
   const int64_t C = shape.channels, H = v.h, W = v.w;
   auto f = [&] (int64_t, int64_t c, int64_t y, int64_t x) {
@@ -142,8 +150,8 @@ TEST (EngineFlow, BatchOfTwo)
   std::unique_ptr<dla::Engine> e;
   const dla::Status st = open ("colours-batch2", &e);
   ASSERT_TRUE (st.ok ()) << st.message;
-  dla::ClassificationShape shape;
-  ASSERT_TRUE (dla::validate_classification (e->inputs (), e->outputs (), &shape).ok ());
+  classifier::Shape shape;
+  ASSERT_TRUE (validate (*e, &shape).ok ());
   EXPECT_EQ (shape.batch, 2);
   const auto bytes = make_input (
       e->input ().view, 3,
@@ -165,14 +173,16 @@ TEST (EngineFlow, SlotsInFlight)
   EXPECT_NE (e->input_ptr (0), e->input_ptr (1));
   EXPECT_EQ (e->input_ptr (3), nullptr);
   for (int round = 0; round < 3; ++round) {
+    dla::Task tasks[3];
     for (int s = 0; s < 3; ++s) {
-      ASSERT_TRUE (e->begin (s).ok ());
-      ASSERT_TRUE (dla_test::upload (*e, s, solid (*e, kCorners[(s + round * 3) % 8])));
-      const dla::Status sub = e->submit (s);
+      const dla::Status sub = dla_test::start (*e, solid (*e, kCorners[(s + round * 3) % 8]), &tasks[s]);
       ASSERT_TRUE (sub.ok ()) << sub.message;
+      ASSERT_EQ (tasks[s].slot, s) << "free slots are handed out in order";
     }
+    dla::Task more;
+    EXPECT_EQ (e->acquire (&more).code, dla::Code::kRuntime) << "all three are in flight";
     for (int s = 0; s < 3; ++s) {
-      const dla::Status c = e->complete (s);
+      const dla::Status c = e->wait (tasks[s]);
       ASSERT_TRUE (c.ok ()) << c.message;
       EXPECT_EQ (dla_test::argmax (*e, s, 0, 8), (s + round * 3) % 8) << "slot " << s << " round " << round;
     }
@@ -184,17 +194,71 @@ TEST (EngineFlow, SlotMisuseIsRefused)
   REQUIRE_MODEL ("colours");
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e, 1).ok ());
-  dla::Status st = e->complete (0);
+  dla::Task task;
+  task.slot = 0;
+  dla::Status st = e->wait (task);
   EXPECT_EQ (st.code, dla::Code::kRuntime);
   EXPECT_NE (st.message.find ("no task in flight"), std::string::npos) << st.message;
-  EXPECT_EQ (e->begin (1).code, dla::Code::kRuntime);
-  ASSERT_TRUE (e->submit (0).ok ()); /* without begin: allowed, no preprocess timing */
-  EXPECT_EQ (e->submit (0).code, dla::Code::kRuntime);
-  EXPECT_EQ (e->begin (0).code, dla::Code::kRuntime);
-  ASSERT_TRUE (e->complete (0).ok ());
-  EXPECT_LT (e->timings (0).preprocess_ms, 0.f);
+  st = e->submit (task, nullptr); /* never acquired */
+  EXPECT_EQ (st.code, dla::Code::kRuntime);
+  EXPECT_NE (st.message.find ("was not acquired"), std::string::npos) << st.message;
+  task.slot = 1;
+  EXPECT_EQ (e->submit (task, nullptr).code, dla::Code::kRuntime) << "slot 1 does not exist";
+  ASSERT_TRUE (e->acquire (&task).ok ());
+  ASSERT_TRUE (e->submit (task, nullptr).ok ()); /* no input event: the input is taken as written */
+  EXPECT_EQ (e->submit (task, nullptr).code, dla::Code::kRuntime) << "double submit";
+  dla::Task other;
+  EXPECT_EQ (e->acquire (&other).code, dla::Code::kRuntime) << "the one slot is in flight";
+  ASSERT_TRUE (e->wait (task).ok ());
   EXPECT_GE (e->timings (0).dla_ms, 0.f);
   EXPECT_EQ (e->host_output (0, 1), nullptr);
+  EXPECT_EQ (e->wait (task).code, dla::Code::kRuntime) << "waited twice";
+}
+
+/* A wait with a deadline that passes returns kTimeout and leaves the task in flight: it can be
+ * waited for again, or polled, and ends normally. */
+TEST (EngineFlow, WaitPastTheDeadline)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1).ok ());
+  setenv ("SWDLA_HANG_MS", "1:300", 1); /* the next task takes 300 ms */
+  dla::Task task;
+  const dla::Status st = dla_test::start (*e, solid (*e, kCorners[3]), &task);
+  unsetenv ("SWDLA_HANG_MS");
+  ASSERT_TRUE (st.ok ()) << st.message;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const dla::Status late = e->wait (task, t0 + std::chrono::milliseconds (20));
+  EXPECT_EQ (late.code, dla::Code::kTimeout) << late.message;
+  EXPECT_LT (std::chrono::steady_clock::now () - t0, std::chrono::milliseconds (250));
+  bool done = true;
+  EXPECT_TRUE (e->poll (task, &done).ok ());
+  EXPECT_FALSE (done) << "still in flight";
+  dla::Task other;
+  EXPECT_EQ (e->acquire (&other).code, dla::Code::kRuntime) << "still in flight";
+  const dla::Status end = e->wait (task);
+  ASSERT_TRUE (end.ok ()) << end.message;
+  EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 3);
+}
+
+/* poll () ends a task without blocking once its outputs are in host memory. */
+TEST (EngineFlow, PollUntilDone)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1).ok ());
+  dla::Task task;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[5]), &task).ok ());
+  bool done = false;
+  const auto limit = std::chrono::steady_clock::now () + std::chrono::seconds (10);
+  dla::Status st;
+  while (!done && std::chrono::steady_clock::now () < limit && (st = e->poll (task, &done)).ok ())
+    std::this_thread::sleep_for (std::chrono::microseconds (100));
+  ASSERT_TRUE (st.ok ()) << st.message;
+  ASSERT_TRUE (done);
+  EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 5);
+  EXPECT_GT (e->timings (0).total_ms, 0.f);
+  EXPECT_EQ (e->poll (task, &done).code, dla::Code::kRuntime) << "polled after its end";
 }
 
 /* Stage timings come from events on the first two tasks and every kTimingPeriod-th after them, the
@@ -209,22 +273,20 @@ TEST (EngineFlow, StagesAreTimedOnOneTaskInAPeriod)
     const dla::SlotTimings t = e->timings (0);
     const bool timed = i < 2 || i % dla::kTimingPeriod == 0;
     EXPECT_EQ (t.dla_ms > 0.f, timed) << "task " << i;
-    EXPECT_EQ (t.preprocess_ms >= 0.f, timed) << "task " << i;
     EXPECT_GT (t.total_ms, 0.f) << "task " << i;
     EXPECT_LT (t.total_ms, 10000.f) << "task " << i;
   }
 }
 
-/* The frame is written on another stream (as upstream GStreamer elements do); wait_for_stream
- * orders the task after it without a host sync. */
+/* The input is written on another stream (as the element's kernel is); the event handed to
+ * submit () orders the DLA task after it without a host sync. */
 TEST (EngineFlow, WaitForForeignStream)
 {
   REQUIRE_MODEL ("colours");
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e).ok ());
-  dla::ScopedContext scope (e->primary_context ());
-  cudaStream_t upstream = nullptr;
-  ASSERT_EQ (cudaStreamCreateWithFlags (&upstream, cudaStreamNonBlocking), cudaSuccess);
+  dla_test::InputWriter writer (*e);
+  cudaStream_t upstream = static_cast<cudaStream_t> (writer.stream ());
   void *pinned = nullptr;
   const auto bytes = solid (*e, kCorners[6]);
   ASSERT_EQ (cudaMallocHost (&pinned, bytes.size ()), cudaSuccess);
@@ -233,20 +295,19 @@ TEST (EngineFlow, WaitForForeignStream)
   void *scratch = nullptr;
   const size_t big = 256u << 20;
   ASSERT_EQ (cudaMalloc (&scratch, big), cudaSuccess);
+  dla::Task task;
+  ASSERT_TRUE (e->acquire (&task).ok ());
   ASSERT_EQ (cudaMemsetAsync (scratch, 1, big, upstream), cudaSuccess);
-  ASSERT_EQ (cudaMemcpyAsync (e->input_ptr (0), pinned, bytes.size (), cudaMemcpyHostToDevice, upstream),
+  ASSERT_EQ (cudaMemcpyAsync (task.input, pinned, bytes.size (), cudaMemcpyHostToDevice, upstream),
              cudaSuccess);
-  ASSERT_TRUE (e->wait_for_stream (upstream).ok ());
-  ASSERT_TRUE (e->begin (0).ok ());
-  ASSERT_TRUE (e->submit (0).ok ());
-  const dla::Status st = e->complete (0);
+  ASSERT_EQ (cudaEventRecord (static_cast<cudaEvent_t> (writer.ready ()), upstream), cudaSuccess);
+  ASSERT_TRUE (e->submit (task, writer.ready ()).ok ());
+  const dla::Status st = e->wait (task);
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 6);
-  EXPECT_TRUE (e->wait_for_stream (e->stream ()).ok ());
   cudaStreamSynchronize (upstream);
   cudaFree (scratch);
   cudaFreeHost (pinned);
-  cudaStreamDestroy (upstream);
 }
 
 /* Two cores busy at once, each engine on its own stream and handle. */
@@ -257,17 +318,15 @@ TEST (EngineFlow, TwoCoresAtOnce)
   ASSERT_TRUE (open ("colours", &a, 1, 0).ok ());
   const dla::Status st = open ("colours", &b, 1, 1);
   ASSERT_TRUE (st.ok ()) << st.message;
-  EXPECT_NE (a->stream (), b->stream ());
   EXPECT_EQ (a->primary_context (), b->primary_context ());
   const int64_t core0 = dlainfer_test::swdla_core_tasks (0), core1 = dlainfer_test::swdla_core_tasks (1);
   ASSERT_GE (core0, 0) << "swdla's task accounting is not reachable";
   for (int k = 0; k < 8; ++k) {
-    ASSERT_TRUE (a->begin (0).ok () && dla_test::upload (*a, 0, solid (*a, kCorners[k])) &&
-                 a->submit (0).ok ());
-    ASSERT_TRUE (b->begin (0).ok () && dla_test::upload (*b, 0, solid (*b, kCorners[7 - k])) &&
-                 b->submit (0).ok ());
-    ASSERT_TRUE (a->complete (0).ok ());
-    ASSERT_TRUE (b->complete (0).ok ());
+    dla::Task ta, tb;
+    ASSERT_TRUE (dla_test::start (*a, solid (*a, kCorners[k]), &ta).ok ());
+    ASSERT_TRUE (dla_test::start (*b, solid (*b, kCorners[7 - k]), &tb).ok ());
+    ASSERT_TRUE (a->wait (ta).ok ());
+    ASSERT_TRUE (b->wait (tb).ok ());
     EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
     EXPECT_EQ (dla_test::argmax (*b, 0, 0, 8), 7 - k);
   }
@@ -352,8 +411,8 @@ TEST (EngineOpenErrors, TwoInputsAreNotAClassifier)
   std::unique_ptr<dla::Engine> e;
   const dla::Status st = open ("broken-two-inputs", &e);
   ASSERT_TRUE (st.ok ()) << st.message;
-  dla::ClassificationShape shape;
-  const dla::Status v = dla::validate_classification (e->inputs (), e->outputs (), &shape);
+  classifier::Shape shape;
+  const dla::Status v = validate (*e, &shape);
   EXPECT_EQ (v.code, dla::Code::kModel);
   EXPECT_NE (v.message.find ("2 inputs ('image', 'extra')"), std::string::npos) << v.message;
 }
@@ -367,7 +426,9 @@ TEST (EngineLifetime, OpenCloseManyTimes)
     const dla::Status st = open ("colours", &e, 2);
     ASSERT_TRUE (st.ok ()) << "open " << i << ": " << st.message;
     if (i % 2) {
-      ASSERT_TRUE (e->submit (1).ok ()); /* destroyed with a task in flight: the stream is drained first */
+      dla::Task task;
+      ASSERT_TRUE (e->acquire (&task).ok ());
+      ASSERT_TRUE (e->submit (task, nullptr).ok ()); /* destroyed with a task in flight: drained first */
     }
   }
 }
@@ -402,7 +463,9 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e).ok ());
   setenv ("SWDLA_FAIL_CALL", "cudlaSubmitTask:1:cudlaErrorUmd", 1);
-  const dla::Status st = e->submit (0);
+  dla::Task task;
+  ASSERT_TRUE (e->acquire (&task).ok ());
+  const dla::Status st = e->submit (task, nullptr);
   EXPECT_EQ (st.code, dla::Code::kRuntime);
   EXPECT_NE (st.message.find ("cudlaSubmitTask failed: cudlaErrorUmd (7)"), std::string::npos) << st.message;
   unsetenv ("SWDLA_FAIL_CALL");

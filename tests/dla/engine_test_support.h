@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "engine.h"
-#include "numeric.h"
-#include "primary_context.h"
+#include "dla/cuda_resources.h"
+#include "dla/engine.h"
+#include "dla/primary_context.h"
+#include "kernels/numeric.h"
 #include "test_support.h"
 
 namespace dla_test {
@@ -97,30 +98,70 @@ inline int64_t argmax (const dla::Engine &e, int slot, int64_t n, int64_t classe
   return best;
 }
 
-/* Copies host bytes into the slot's input on the engine's stream (stream-ordered, like the kernel). */
-inline ::testing::AssertionResult upload (dla::Engine &e, int slot, const std::vector<uint8_t> &bytes)
+/* What the element's frame input does around a task, in a test: its own stream, on which the input
+ * is written, and the event that marks it written. Made in the engine's (primary) context. */
+class InputWriter {
+ public:
+  explicit InputWriter (const dla::Engine &e) : scope_ (e.primary_context ())
+  {
+    ok_ = dla::CudaStream::Create (&stream_).ok () && dla::CudaEvent::Create (false, &ready_).ok ();
+  }
+  ~InputWriter ()
+  {
+    if (stream_.get ())
+      cudaStreamSynchronize (static_cast<cudaStream_t> (stream_.get ()));
+  }
+  void *stream () const { return stream_.get (); }
+  void *ready () const { return ready_.get (); }
+
+  /* Copies host bytes into `input` on our stream and records the event after it. */
+  ::testing::AssertionResult write (void *input, const std::vector<uint8_t> &bytes)
+  {
+    if (!ok_)
+      return ::testing::AssertionFailure () << "no CUDA stream or event for the input";
+    cudaStream_t s = static_cast<cudaStream_t> (stream_.get ());
+    cudaError_t err = cudaMemcpyAsync (input, bytes.data (), bytes.size (), cudaMemcpyHostToDevice, s);
+    /* Pageable source: the copy is staged before cudaMemcpyAsync returns, so `bytes` may go. */
+    if (err == cudaSuccess)
+      err = cudaEventRecord (static_cast<cudaEvent_t> (ready_.get ()), s);
+    if (err != cudaSuccess)
+      return ::testing::AssertionFailure () << "writing the input: " << cudaGetErrorName (err);
+    return ::testing::AssertionSuccess ();
+  }
+
+ private:
+  dla::ScopedContext scope_;
+  dla::CudaStream stream_;
+  dla::CudaEvent ready_;
+  bool ok_ = false;
+};
+
+/* acquire -> write the input on our stream -> submit (task, input_ready); *task for the wait. */
+inline dla::Status start (dla::Engine &e, const std::vector<uint8_t> &bytes, dla::Task *task)
 {
-  dla::ScopedContext scope (e.primary_context ());
-  const cudaError_t err = cudaMemcpyAsync (e.input_ptr (slot), bytes.data (), bytes.size (),
-                                           cudaMemcpyHostToDevice, static_cast<cudaStream_t> (e.stream ()));
-  /* Pageable source: the copy is staged before cudaMemcpyAsync returns, so `bytes` may go. */
-  if (err != cudaSuccess)
-    return ::testing::AssertionFailure () << "cudaMemcpyAsync: " << cudaGetErrorName (err);
-  return ::testing::AssertionSuccess ();
+  dla::Status st = e.acquire (task);
+  if (!st.ok ())
+    return st;
+  InputWriter writer (e);
+  if (!writer.write (task->input, bytes)) {
+    e.release (*task);
+    return dla::Status::Error (dla::Code::kRuntime, "upload failed");
+  }
+  return e.submit (*task, writer.ready ());
 }
 
-/* begin -> upload -> submit -> complete on one slot. */
+/* start -> wait on one slot (the one the engine hands out must be `slot`). */
 inline dla::Status run_once (dla::Engine &e, int slot, const std::vector<uint8_t> &bytes)
 {
-  dla::Status st = e.begin (slot);
+  dla::Task task;
+  dla::Status st = start (e, bytes, &task);
   if (!st.ok ())
     return st;
-  if (!upload (e, slot, bytes))
-    return dla::Status::Error (dla::Code::kRuntime, "upload failed");
-  st = e.submit (slot);
-  if (!st.ok ())
-    return st;
-  return e.complete (slot);
+  if (task.slot != slot)
+    return dla::Status::Error (
+        dla::Code::kRuntime,
+        "the engine handed out slot " + std::to_string (task.slot) + ", not " + std::to_string (slot));
+  return e.wait (task);
 }
 
 }  // namespace dla_test

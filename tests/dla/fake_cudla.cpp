@@ -2,7 +2,7 @@
  *   FAKE_PARTIAL  exports only cudlaGetVersion and cudlaDeviceGetCount (a library lacking symbols)
  *   FAKE_FULL     exports the 12 hybrid-mode entry points (+ cudlaSetTaskTimeoutInMs)
  *   FAKE_SWDLA    FAKE_FULL plus swdlaBackendName, as swdla identifies itself */
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 
 #define EXPORT extern "C" __attribute__ ((visibility ("default")))
 

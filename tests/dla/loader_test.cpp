@@ -1,6 +1,6 @@
 /* The loader's failure cases and its identification of swdla, in one program: each test points
  * DLAINFER_CUDLA_LIBRARY at another file (fakes built in tests/dla) and drops the cached library. */
-#include "loader.h"
+#include "dla/loader.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /* Model files: missing / unreadable / empty, what the first bytes say, which backend takes which,
  * and the engine's own checks that need neither GPU nor cuDLA. */
-#include "model_file.h"
+#include "dla/model_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.h"
+#include "dla/engine.h"
 
 namespace {
 

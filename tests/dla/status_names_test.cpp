@@ -1,5 +1,5 @@
 /* Every cudlaStatus value has its name and number; hardware errors in hex; unknowns as numbers. */
-#include "status_names.h"
+#include "dla/status_names.h"
 
 #include <gtest/gtest.h>
 

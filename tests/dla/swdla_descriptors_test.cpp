@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "descriptor_map.h"
 #include "descriptors.h"
+#include "dla/descriptor_map.h"
 #include "model.h"
 #include "test_support.h"
 

@@ -12,8 +12,8 @@
 #include <gst/cuda/gstcudastream.h>
 #endif
 
+#include "dla/primary_context.h"
 #include "gpu_support.h"
-#include "primary_context.h"
 #include "slow_writer.h"
 
 namespace {

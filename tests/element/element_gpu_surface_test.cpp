@@ -730,10 +730,11 @@ TEST_F (Surface, MetaSurvivesDownstreamConversion)
   GstBuffer *buf = gst_sample_get_buffer (s);
   GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta_for_element (buf, "infer");
   ASSERT_NE (m, nullptr) << "the meta was dropped by videoconvert/videoscale";
-  ASSERT_GT (m->n_results, 0u);
+  ASSERT_GT (gst_dla_classification_meta_get_n_results (m), 0u);
   EXPECT_STREQ (gst_dla_classification_meta_get_label (m, 0), "red");
   EXPECT_STREQ (gst_dla_classification_meta_get_backend (m), "swdla");
-  EXPECT_FALSE (m->carried);
+  EXPECT_FALSE (gst_dla_classification_meta_get_carried (m));
+  EXPECT_EQ (gst_dla_classification_meta_get_dla_core (m), 0) << "the core that produced it survives too";
   gst_sample_unref (s);
   p.stop ();
 }

@@ -18,8 +18,8 @@
 #include <string>
 #include <tuple>
 
+#include "dla/primary_context.h"
 #include "gpu_support.h"
-#include "primary_context.h"
 #include "swdla_query.h"
 
 namespace {
@@ -357,6 +357,7 @@ TEST_F (ElementGpu, DlaCoreOne)
     const Result r = result_of (gst_sample_get_buffer (s));
     ASSERT_TRUE (r.found);
     EXPECT_EQ (r.labels[0], "blue");
+    EXPECT_EQ (r.dla_core, 1) << "the meta names the core that produced the result";
     gst_sample_unref (s);
   }
   p.stop ();
@@ -388,6 +389,8 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
     ASSERT_TRUE (b.found);
     EXPECT_EQ (a.labels[0], "yellow");
     EXPECT_EQ (b.labels[0], "yellow");
+    EXPECT_EQ (a.dla_core, 0);
+    EXPECT_EQ (b.dla_core, 1);
     gst_sample_unref (s);
   }
   GstCudaContext *ca = element_context (p.by_name ("a")), *cb = element_context (p.by_name ("b"));

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bus_error.h"
-#include "primary_context.h"
+#include "dla/primary_context.h"
 #include "test_support.h"
 
 namespace {

@@ -1,7 +1,7 @@
 /* From caps and mapped frames to the kernel's SourceView: formats, interlaced refusal, colour
  * matrix/range and chroma siting from the caps, plane pointers and strides from the frame's
  * GstVideoMeta (padded strides included), and the system-memory packing for the upload. */
-#include "frame_source.h"
+#include "gst/frame_source.h"
 
 #include <gst/video/video.h>
 #include <gtest/gtest.h>

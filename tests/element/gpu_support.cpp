@@ -46,14 +46,20 @@ std::vector<Result> results_of (GstBuffer *buf)
     const auto *m = reinterpret_cast<const GstDlaClassificationMeta *> (meta);
     Result r;
     r.found = true;
-    r.element = m->element ? g_quark_to_string (m->element) : "";
-    r.backend = m->backend ? g_quark_to_string (m->backend) : "";
-    r.carried = m->carried;
-    r.age = m->age;
-    for (guint i = 0; i < m->n_results; ++i) {
-      r.ids.push_back (m->results[i].class_id);
-      r.labels.push_back (g_quark_to_string (m->results[i].label));
-      r.confidences.push_back (m->results[i].confidence);
+    const gchar *element = gst_dla_classification_meta_get_element_name (m);
+    const gchar *backend = gst_dla_classification_meta_get_backend (m);
+    r.element = element ? element : "";
+    r.backend = backend ? backend : "";
+    r.carried = gst_dla_classification_meta_get_carried (m);
+    r.age = gst_dla_classification_meta_get_age (m);
+    r.dla_core = gst_dla_classification_meta_get_dla_core (m);
+    gint id = 0;
+    const gchar *label = nullptr;
+    gfloat confidence = 0.f;
+    for (guint i = 0; gst_dla_classification_meta_get_result (m, i, &id, &label, &confidence); ++i) {
+      r.ids.push_back (id);
+      r.labels.push_back (label);
+      r.confidences.push_back (confidence);
     }
     out.push_back (std::move (r));
   }

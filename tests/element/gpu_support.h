@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bus_error.h"
-#include "gstdlameta.h"
+#include "gst/meta/gstdlameta.h"
 #include "test_support.h"
 
 namespace element_gpu {
@@ -56,6 +56,7 @@ struct Result {
   std::vector<float> confidences;
   bool carried = false;
   unsigned age = 0;
+  int dla_core = -1; /* the core the meta says produced it */
   bool found = false;
 };
 std::vector<Result> results_of (GstBuffer *buf);

@@ -4,7 +4,9 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
-#include "gstdlameta.h"
+#include <cstddef>
+
+#include "gst/meta/gstdlameta.h"
 
 namespace {
 
@@ -123,6 +125,55 @@ TEST (Meta, EmptyResults)
   ASSERT_NE (gst_buffer_get_dla_classification_meta (copy), nullptr);
   EXPECT_EQ (gst_buffer_get_dla_classification_meta (copy)->n_results, 0u);
   gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+}
+
+/* The add that takes everything the element sets, read back through the accessors only (what
+ * GObject introspection and so Python see); a copy keeps all of it. */
+TEST (Meta, FullAddReadThroughAccessors)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  const GstDlaClassification r[2] = {{4, g_quark_from_string ("green"), 0.7f},
+                                     {0, g_quark_from_string ("black"), 0.2f}};
+  ASSERT_NE (gst_buffer_add_dla_classification_meta_full (buf, r, 2, g_quark_from_string ("infer1"),
+                                                          g_quark_from_string ("dla"), 1, TRUE, 3),
+             nullptr);
+  GstBuffer *copy = gst_buffer_copy (buf);
+  gst_buffer_unref (buf);
+  const GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (copy);
+  ASSERT_NE (m, nullptr);
+  EXPECT_EQ (gst_dla_classification_meta_get_n_results (m), 2u);
+  EXPECT_TRUE (gst_dla_classification_meta_get_carried (m));
+  EXPECT_EQ (gst_dla_classification_meta_get_age (m), 3u);
+  EXPECT_EQ (gst_dla_classification_meta_get_dla_core (m), 1);
+  EXPECT_STREQ (gst_dla_classification_meta_get_element_name (m), "infer1");
+  EXPECT_STREQ (gst_dla_classification_meta_get_backend (m), "dla");
+  gint id = -1;
+  const gchar *label = nullptr;
+  gfloat confidence = 0.f;
+  ASSERT_TRUE (gst_dla_classification_meta_get_result (m, 1, &id, &label, &confidence));
+  EXPECT_EQ (id, 0);
+  EXPECT_STREQ (label, "black");
+  EXPECT_FLOAT_EQ (confidence, 0.2f);
+  EXPECT_TRUE (gst_dla_classification_meta_get_result (m, 0, nullptr, nullptr, nullptr))
+      << "outs are optional";
+  id = 42;
+  EXPECT_FALSE (gst_dla_classification_meta_get_result (m, 2, &id, &label, &confidence));
+  EXPECT_EQ (id, 42) << "nothing set past the results";
+  gst_buffer_unref (copy);
+}
+
+/* The first version's add and fields still work for C users built against it: the core is
+ * unknown (-1), and the fields keep what the accessors return. */
+TEST (Meta, FirstVersionAddAndFields)
+{
+  GstBuffer *buf = buffer_with_result ();
+  GstDlaClassificationMeta *m = gst_buffer_get_dla_classification_meta (buf);
+  EXPECT_EQ (gst_dla_classification_meta_get_dla_core (m), -1);
+  EXPECT_EQ (gst_dla_classification_meta_get_n_results (m), m->n_results);
+  EXPECT_EQ (bool (gst_dla_classification_meta_get_carried (m)), bool (m->carried));
+  EXPECT_EQ (offsetof (GstDlaClassificationMeta, n_results), sizeof (GstMeta))
+      << "the first fields keep their place";
   gst_buffer_unref (buf);
 }
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "analytics_output.h"
-#include "interval.h"
-#include "model_info.h"
-#include "result_message.h"
-#include "stats.h"
+#include "gst/interval.h"
+#include "gst/model_info.h"
+#include "gst/outputs/analytics_output.h"
+#include "gst/outputs/result_message.h"
+#include "gst/stats.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>

@@ -1,4 +1,4 @@
-/* One CUDA context (ARCHITECTURE section 4), proven with real GStreamer elements: the device's
+/* One CUDA context (docs/architecture.md section 4), proven with real GStreamer elements: the device's
  * primary context is retained and wrapped as a GstCudaContext, handed to cudaupload through the
  * normal need-context mechanism, the GstCudaMemory it produces belongs to that context, and a
  * kernel on our own stream in that context reads the frame correctly (ordered after cudaupload's
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "context_kernel.h"
-#include "primary_context.h"
+#include "dla/primary_context.h"
 
 namespace {
 

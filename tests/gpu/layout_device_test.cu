@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 namespace {
 

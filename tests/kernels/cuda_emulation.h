@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "numeric.h"
+#include "kernels/numeric.h"
 
 #define PREPROCESS_EMULATE 1
 #define __global__

@@ -2,7 +2,7 @@
  * for byte, for each frame's content at the time: a graph holds the frame's address, not its
  * pixels. A launch becomes a graph the second time it is seen; one never seen twice within the
  * cache never does; failures are returned and leave no error behind. */
-#include "launch_graphs.h"
+#include "kernels/launch_graphs.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>

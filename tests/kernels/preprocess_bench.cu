@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "preprocess.h"
+#include "kernels/preprocess.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "preprocess.h"
+#include "kernels/preprocess.h"
 
 namespace preprocess_cli {
 

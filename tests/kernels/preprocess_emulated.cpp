@@ -1,3 +1,3 @@
 /* kernels/preprocess.cu compiled as C++ over the CUDA emulation, for preprocess-emulated. */
 #include "cuda_emulation.h"
-#include "preprocess.cu"
+#include "kernels/preprocess.cu"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "numeric.h"
-#include "preprocess.h"
-#include "tensor_layout.h"
+#include "kernels/numeric.h"
+#include "kernels/preprocess.h"
+#include "kernels/tensor_layout.h"
 
 namespace preprocess_test {
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "kernels/preprocess_plan.h"
 #include "preprocess_frames.h"
-#include "preprocess_plan.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dla_formats.h"
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 namespace layout_check {
 

@@ -2,7 +2,7 @@
 """ABI cross-check of swdla with NVIDIA's own binding (cuda.bindings.cudla, cuda-bindings >= 13.3).
 
 With LD_LIBRARY_PATH pointing at build/tests/swdla, the binding loads swdla's libcudla.so.1. This
-drives the nine steps of the hybrid flow (reference section 4.6) for two models, compares the
+drives the nine steps of the hybrid flow (docs/cudla.md section 4.6) for two models, compares the
 output with swdla's CPU executor (`swdla-tool run`, env SWDLA_TOOL), reads back every descriptor
 field and compares it with `swdla-tool info`, and checks that create_device in standalone mode
 raises CudlaError with ErrorUnsupportedOperation, and that swdla's own C entry point refuses it.

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "numeric.h"
+#include "kernels/numeric.h"
 
 namespace swdla {
 

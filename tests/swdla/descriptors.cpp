@@ -77,7 +77,7 @@ void fill_descriptor (const TensorSpec &t, uint32_t reading, cudlaModuleTensorDe
   d->w = uint64_t (t.w);
   d->dataType = fp16 ? CUDLA_DATA_TYPE_HALF : CUDLA_DATA_TYPE_INT8;
   d->pixelMapping = CUDLA_PIXEL_MAPPING_PITCH_LINEAR;
-  /* The real dump (reference 5.4): stride[0] element bytes, [1] row bytes, [2] plane bytes (0 for
+  /* The real dump (docs/cudla.md 5.4): stride[0] element bytes, [1] row bytes, [2] plane bytes (0 for
    * an image-format tensor), [3] repeats [2]. */
   d->stride[0] = elem;
   d->stride[1] = uint32_t (v.row_stride);

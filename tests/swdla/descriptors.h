@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 #include "model.h"
 
 namespace swdla {

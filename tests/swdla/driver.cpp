@@ -5,7 +5,7 @@
 
 #include <mutex>
 
-#include "driver_entry.h"
+#include "dla/driver_entry.h"
 
 namespace swdla {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "numeric.h"
+#include "kernels/numeric.h"
 
 namespace swdla {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 namespace swdla {
 

@@ -1,5 +1,5 @@
 /* swdla: the library's state behind the opaque handles, and what every entry point does first.
- * One global lock, as cuDLA takes one (reference 4.4). */
+ * One global lock, as cuDLA takes one (docs/cudla.md 4.4). */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuda_executor.h"
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 #include "model.h"
 #include "settings.h"
 
@@ -22,7 +22,7 @@ namespace swdla {
 constexpr int kMaxCores = 16;
 constexpr int kHandlesPerCore = 16;                  /* "16 cuDLA device handles per DLA HW instance" */
 constexpr size_t kMaxRegistrations = 4096;           /* per handle; the real limit is undocumented */
-constexpr uint32_t kDefaultTimeoutMs = 30000;        /* reference 4.5 */
+constexpr uint32_t kDefaultTimeoutMs = 30000;        /* docs/cudla.md 4.5 */
 constexpr uint64_t kDlaBase = 0xD1A0000000000000ull; /* DLA addresses: never valid CPU/GPU pointers */
 constexpr int32_t kExternalDeviceError = 911;        /* cudaErrorExternalDevice */
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "dla_formats.h"
+#include "kernels/tensor_layout.h"
 #include "layout_check.h"
-#include "tensor_layout.h"
 
 namespace {
 

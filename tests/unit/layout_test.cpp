@@ -1,7 +1,7 @@
-/* The tensor layouts against hand-computed offsets, strides and sizes (reference section 5). */
+/* The tensor layouts against hand-computed offsets, strides and sizes (docs/cudla.md section 5). */
 #include <gtest/gtest.h>
 
-#include "tensor_layout.h"
+#include "kernels/tensor_layout.h"
 
 using tensor::ElemType;
 using tensor::Layout;
@@ -24,7 +24,7 @@ TEST (Layout, Chw16Fp16ImageInput)
   EXPECT_EQ (v.padded_channels (), 16);
   EXPECT_EQ (v.row_stride, 224 * 32);
   EXPECT_EQ (v.plane_stride, 1605632);
-  EXPECT_EQ (v.size, 1605632); /* reference 5.2 */
+  EXPECT_EQ (v.size, 1605632); /* docs/cudla.md 5.2 */
   EXPECT_EQ (v.offset (0, 0, 0, 0), 0);
   EXPECT_EQ (v.offset (0, 2, 0, 0), 4);
   EXPECT_EQ (v.offset (0, 1, 0, 1), 32 + 2);
@@ -78,7 +78,7 @@ TEST (Layout, DlaLinearFp16RowPadding)
 {
   const View v224 = view (Layout::kDlaLinear, ElemType::kFp16, 1, 3, 224, 224);
   EXPECT_EQ (v224.row_stride, 448); /* already a multiple of 64 */
-  EXPECT_EQ (v224.size, 301056);    /* = dense NCHW, reference 5.3 */
+  EXPECT_EQ (v224.size, 301056);    /* = dense NCHW, docs/cudla.md 5.3 */
   const View v225 = view (Layout::kDlaLinear, ElemType::kFp16, 1, 3, 224, 225);
   EXPECT_EQ (v225.row_stride, 512); /* 450 -> 512 */
   EXPECT_EQ (v225.plane_stride, 224 * 512);
@@ -93,7 +93,7 @@ TEST (Layout, DlaLinearInt8RowPadding)
   const View v = view (Layout::kDlaLinear, ElemType::kInt8, 1, 3, 224, 225);
   EXPECT_EQ (v.row_stride, 256); /* 225 -> 256 */
   EXPECT_EQ (view (Layout::kDlaLinear, ElemType::kInt8, 1, 3, 224, 224).row_stride, 256);
-  /* The real Orin dump (reference 5.4): INT8 1x64x32x60 output, row 64, plane 2048, size 131072. */
+  /* The real Orin dump (docs/cudla.md 5.4): INT8 1x64x32x60 output, row 64, plane 2048, size 131072. */
   const View d = view (Layout::kDlaLinear, ElemType::kInt8, 1, 64, 32, 60);
   EXPECT_EQ (d.row_stride, 64);
   EXPECT_EQ (d.plane_stride, 2048);
@@ -115,12 +115,12 @@ TEST (Layout, DlaHwc4)
   const View f16 = view (Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 224, 224);
   EXPECT_EQ (f16.lanes, 4);
   EXPECT_EQ (f16.row_stride, 1792);
-  EXPECT_EQ (f16.size, 401408); /* reference 5.3 */
+  EXPECT_EQ (f16.size, 401408); /* docs/cudla.md 5.3 */
   EXPECT_EQ (f16.offset (0, 2, 1, 5), 1792 + 5 * 8 + 4);
   const View f16odd = view (Layout::kDlaHwc4, ElemType::kFp16, 1, 3, 10, 225);
   EXPECT_EQ (f16odd.row_stride, 1856); /* 225 * 8 = 1800 -> 1856 (W rounded to 232) */
   const View i8 = view (Layout::kDlaHwc4, ElemType::kInt8, 1, 4, 512, 960);
-  EXPECT_EQ (i8.row_stride, 3840); /* the real dump, reference 5.4 */
+  EXPECT_EQ (i8.row_stride, 3840); /* the real dump, docs/cudla.md 5.4 */
   EXPECT_EQ (i8.size, 1966080);
   const View i8odd = view (Layout::kDlaHwc4, ElemType::kInt8, 1, 3, 4, 300);
   EXPECT_EQ (i8odd.row_stride, 1216); /* 1200 -> 1216 */

@@ -1,5 +1,5 @@
 /* FP16 round-to-nearest-even and INT8 saturation against known bit patterns. */
-#include "numeric.h"
+#include "kernels/numeric.h"
 
 #include <gtest/gtest.h>
 

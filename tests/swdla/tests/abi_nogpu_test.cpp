@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 #include "test_support.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "numeric.h"
+#include "kernels/numeric.h"
 #include "test_support.h"
 
 namespace {

@@ -1,5 +1,5 @@
 /* Descriptors as swdla fills them: the default ("orin") reading reproduces the real Orin dumps of
- * the reference (section 5.4) and the expected chw16 values (5.2); each alternative reading
+ * docs/cudla.md (section 5.4) and the expected chw16 values (5.2); each alternative reading
  * changes exactly what README.md says. */
 #include <gtest/gtest.h>
 

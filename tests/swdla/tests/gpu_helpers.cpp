@@ -7,7 +7,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "numeric.h"
+#include "kernels/numeric.h"
 #include "settings.h"
 #include "test_support.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cpu_executor.h"
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 
 extern "C" {
 const char *swdlaBackendName (void);

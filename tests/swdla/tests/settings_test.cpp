@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "cudla_abi.h"
+#include "dla/abi/cudla_abi.h"
 
 namespace {
 

@@ -1,0 +1,78 @@
+/* gst-dlainfer: waiting for a slot's last event without paying the driver's wake-up costs.
+ *
+ * A blocking-sync event would let the thread sleep in the driver, but its wake-up comes late after
+ * the work ends, and every record of such an event costs CUDA's own threads CPU (the README's
+ * Benchmarks section has the figures). So the events are plain, and the wait sleeps with the OS
+ * timer until an alarm near the expected end (ExpectedDuration: the device time of recent timed
+ * tasks, moved by the learnt WakeOffset), polls until kLate after it, then naps of kFirstNap
+ * doubling to kMaxNap until the event completes or fails, or the caller's deadline passes. From its
+ * first sleep on, the waiting thread keeps a timer slack of kTimerSlackNs: Linux's default (50 us)
+ * would overshoot short tasks. */
+#pragma once
+
+#include <chrono>
+
+namespace dla {
+
+/* Where to set the alarm, relative to the expected end: the median of where the tasks really end as
+ * this thread's wake-ups see them (up a step when a wake-up finds the task still running, down when
+ * it finds it done; a wait that began past its alarm teaches only when it finds the task running).
+ * Early costs polling CPU and late costs idle DLA time, microsecond for microsecond, so the median
+ * minimises their sum (aiming later, one wake-up in ten early, saved little CPU and cost the busy
+ * DLA some of its frames: README, Limitations). It absorbs whatever sits between the device's clock
+ * and the host's: the timer's overshoot (longer after a long sleep), the queueing delay before the
+ * first event, the spread of the tasks. */
+class WakeOffset {
+ public:
+  static constexpr std::chrono::nanoseconds kStep{500};
+  static constexpr std::chrono::microseconds kMin{-100}, kMax{100};
+
+  std::chrono::nanoseconds get () const { return offset_; }
+  /* A wake-up from the alarm found the task still running (`early`) or done. */
+  void woke (bool early);
+
+ private:
+  std::chrono::nanoseconds offset_{0};
+};
+
+/* How long a slot's tasks take (the device time of its timed tasks, engine.h timed_task): the
+ * shorter of the last two, so one slow task (a stall; the first of a stream, which loads modules)
+ * does not hold the frames until the next timed one asleep, and two in a row move it. 0 (poll from
+ * the start) until two are known. */
+class ExpectedDuration {
+ public:
+  std::chrono::nanoseconds get () const { return expected_; }
+  void measured (std::chrono::nanoseconds took);
+
+ private:
+  std::chrono::nanoseconds expected_{0}, last_{0};
+};
+
+class CompletionWait {
+ public:
+  static constexpr unsigned long kTimerSlackNs = 1000;
+  static constexpr std::chrono::microseconds kLate{100};
+  static constexpr std::chrono::microseconds kFirstNap{50}, kMaxNap{1000};
+
+  /* The slot's work was queued now. */
+  void started () { start_ = std::chrono::steady_clock::now (); }
+  /* The work was seen done now, without wait () (a poll). */
+  void ended () { end_ = std::chrono::steady_clock::now (); }
+  /* A timed task took device_ms from its start event to its end event. */
+  void learn (float device_ms);
+  /* Waits for `event` (a cudaEvent_t) until `deadline`; returns the CUDA status (cudaErrorNotReady
+   * when the deadline came first). */
+  int wait (void *event,
+            std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max ());
+  /* Where the alarm is set relative to the expected end (WakeOffset). */
+  std::chrono::nanoseconds alarm_offset () const { return offset_.get (); }
+  /* Host milliseconds from started () to the end of the last wait. */
+  float elapsed_ms () const { return std::chrono::duration<float, std::milli> (end_ - start_).count (); }
+
+ private:
+  std::chrono::steady_clock::time_point start_{}, end_{};
+  ExpectedDuration expected_;
+  WakeOffset offset_;
+};
+
+}  // namespace dla

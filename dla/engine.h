@@ -1,0 +1,129 @@
+/* gst-dlainfer: a DLA model ready to run tasks: device handle, module, its own CUDA stream, and a
+ * ring of task slots made once at open (dla/task_slot.h), so nothing is allocated, registered or
+ * created per task.
+ *
+ * One task, as one object the engine owns from start to end (the caller hands it an event and gets
+ * the outputs back, as Holoscan's do_inference (..., cudaEvent_t in, cudaEvent_t *out)):
+ *   acquire (&task)              a free slot: task.input is its input tensor's CUDA pointer
+ *   <the caller writes task.input on its own stream, records an event after the write>
+ *   submit (task, input_ready)   the engine's stream waits for the event, cudlaSubmitTask, copies
+ *                                the outputs to pinned memory, records the task's end
+ *   wait (task, deadline)        the host waits (or poll (task, &done) checks without waiting)
+ *   host_output (task.slot, i)   the outputs, valid until the slot is acquired again
+ * Nobody launches work on the engine's stream but the engine. A slot acquired but not submitted
+ * (its input could not be written) goes back with release (). Several slots may be in flight;
+ * calls come from one thread at a time. After a DLA fault (cudaErrorExternalDevice, dla/fatal.h)
+ * every engine refuses any further work. */
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dla/descriptor_map.h"
+#include "dla/loader.h"
+#include "dla/slot_ring.h"
+#include "dla/status.h"
+#include "dla/task_slot.h"
+
+namespace dla {
+
+struct EngineConfig {
+  std::string model_path;
+  int dla_core = 0;
+  int cuda_device = 0;
+  uint32_t task_timeout_ms = 5000;
+  int num_slots = 1;
+  /* Called with the mapped tensors before anything is allocated for them: the caller's limits on
+   * what it can run (a non-ok status ends Open with it). */
+  std::function<Status (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs)>
+      accept_tensors;
+};
+
+/* One task as the engine hands it out. */
+struct Task {
+  int slot = -1;
+  void *input = nullptr; /* CUDA pointer of the slot's (first) input tensor: what the caller writes */
+  bool timed = false;    /* the engine times this task's stages; a caller times its own on the same tasks */
+};
+
+/* A timed task records four events that keep a timestamp, several times the CPU cost of the one
+ * plain event the other tasks record, so one task in kTimingPeriod is timed. */
+constexpr int kTimingPeriod = 32;
+
+/* Whether a slot's n-th task (from 0) is timed: the first two, so that the wait knows the tasks'
+ * duration from the third on (completion_wait.h), then one in kTimingPeriod. */
+constexpr bool timed_task (uint64_t n)
+{
+  return n < 2 || n % kTimingPeriod == 0;
+}
+
+constexpr int kMaxSlots = 64;
+
+using Deadline = std::chrono::steady_clock::time_point;
+constexpr Deadline kNoDeadline = Deadline::max ();
+
+class Engine {
+ public:
+  ~Engine ();
+  Engine (const Engine &) = delete;
+  Engine &operator= (const Engine &) = delete;
+
+  static Status Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out);
+
+  const TensorInfo &input () const { return inputs_[0]; }
+  const std::vector<TensorInfo> &inputs () const { return inputs_; }
+  const std::vector<TensorInfo> &outputs () const { return outputs_; }
+  const std::string &backend () const; /* "dla" or "swdla" */
+  std::string cudla_version () const;  /* "1.2.1", or "(version unknown)" */
+  void *primary_context () const;      /* CUcontext */
+  int cuda_device () const { return cfg_.cuda_device; }
+  int dla_core () const { return cfg_.dla_core; }
+  int num_slots () const { return int (slots_.size ()); }
+  bool has_task_timeout () const; /* cudlaSetTaskTimeoutInMs was applied */
+  const std::string &model_path () const { return cfg_.model_path; }
+  const std::string &library_path () const;
+  bool failed () const; /* the process is poisoned (dla/fatal.h) */
+
+  Status acquire (Task *task);
+  void release (const Task &task);
+  /* `input_ready`: a cudaEvent_t recorded after the work that writes the input, on any stream of the
+   * primary context; nullptr when the input is already written. */
+  Status submit (const Task &task, void *input_ready);
+  /* Until the outputs are in host memory, or `deadline` (kTimeout then; the task stays in flight:
+   * wait again or poll). Reports the DLA's status of the task (cudlaGetLastError). */
+  Status wait (const Task &task, Deadline deadline = kNoDeadline);
+  /* Without blocking: *done tells whether the task ended; when it did, the status is wait ()'s. */
+  Status poll (const Task &task, bool *done);
+
+  /* CUDA-side pointer of a slot's input tensor; nullptr for a bad slot or index. The DLA-side
+   * pointer never leaves the engine. */
+  void *input_ptr (int slot, int index = 0) const;
+  const void *host_output (int slot, int index) const;
+  SlotTimings timings (int slot) const;
+
+  /* Backend, library, core and every tensor: raw descriptor, layout, reading (for model-info). */
+  std::string describe () const;
+
+ private:
+  struct Impl;
+  Engine ();
+  Status map_tensors ();
+  Status make_slots ();
+  Status fatal_status () const;
+  TaskSlot *slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st);
+  Status on_cuda_error (int err, const char *what);
+  Status finish (int slot, int cuda_err);
+  Status task_status ();
+
+  EngineConfig cfg_;
+  std::unique_ptr<Impl> impl_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<std::unique_ptr<TaskSlot>> slots_;
+  SlotRing ring_;
+};
+
+}  // namespace dla

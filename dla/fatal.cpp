@@ -1,0 +1,46 @@
+#include "dla/fatal.h"
+
+#include <atomic>
+#include <mutex>
+
+#include "dla/status_names.h"
+
+namespace dla {
+namespace {
+
+std::atomic<bool> poisoned{false};
+std::mutex reason_mutex;
+std::string reason;
+
+}  // namespace
+
+void poison_process (const std::string &why)
+{
+  std::lock_guard<std::mutex> lock (reason_mutex);
+  if (!poisoned.load ())
+    reason = why;
+  poisoned = true;
+}
+
+bool process_poisoned ()
+{
+  return poisoned.load (std::memory_order_relaxed);
+}
+
+std::string poison_reason ()
+{
+  std::lock_guard<std::mutex> lock (reason_mutex);
+  return reason;
+}
+
+Status cuda_failure (const std::string &call, int cuda_error, Code code)
+{
+  const std::string message = cuda_call_failed (call.c_str (), cuda_error);
+  if (is_process_fatal (cuda_error)) {
+    poison_process (message);
+    return Status::Error (Code::kFatal, message);
+  }
+  return Status::Error (code, message);
+}
+
+}  // namespace dla

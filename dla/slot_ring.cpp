@@ -1,0 +1,56 @@
+#include "dla/slot_ring.h"
+
+#include <string>
+
+namespace dla {
+
+Status SlotRing::check_exists (int slot) const
+{
+  if (slot < 0 || slot >= size ())
+    return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
+                                              " does not exist (the engine has " + std::to_string (size ()) +
+                                              ")");
+  return Status::Ok ();
+}
+
+Status SlotRing::acquire (int *slot)
+{
+  for (int i = 0; i < size (); ++i)
+    if (states_[size_t (i)] == State::kFree) {
+      states_[size_t (i)] = State::kAcquired;
+      *slot = i;
+      return Status::Ok ();
+    }
+  return Status::Error (Code::kRuntime,
+                        "all " + std::to_string (size ()) + " slot(s) have a task acquired or in flight");
+}
+
+void SlotRing::release (int slot)
+{
+  if (check_exists (slot).ok () && states_[size_t (slot)] == State::kAcquired)
+    states_[size_t (slot)] = State::kFree;
+}
+
+Status SlotRing::check_submit (int slot) const
+{
+  Status st = check_exists (slot);
+  if (!st.ok ())
+    return st;
+  const std::string name = "slot " + std::to_string (slot);
+  if (states_[size_t (slot)] == State::kSubmitted)
+    return Status::Error (Code::kRuntime, name + " still has a task in flight");
+  if (states_[size_t (slot)] != State::kAcquired)
+    return Status::Error (Code::kRuntime, name + " was not acquired: acquire () a task before submit ()");
+  return Status::Ok ();
+}
+
+Status SlotRing::check_in_flight (int slot) const
+{
+  Status st = check_exists (slot);
+  if (st.ok () && states_[size_t (slot)] != State::kSubmitted)
+    return Status::Error (Code::kRuntime,
+                          "slot " + std::to_string (slot) + " has no task in flight to complete");
+  return st;
+}
+
+}  // namespace dla

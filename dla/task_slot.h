@@ -1,0 +1,69 @@
+/* gst-dlainfer: one task's resources, made once when a model opens, so nothing is allocated,
+ * registered or created per frame: its registered input and output tensors, pinned host copies of
+ * the outputs, the cudlaTask that names them (it lives as long as the slot: NVIDIA's samples keep
+ * it until the sync, docs/cudla.md 4.3), and the events that end and time its work. Knows tensors,
+ * not what they mean. */
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "dla/completion_wait.h"
+#include "dla/cuda_resources.h"
+#include "dla/descriptor_map.h"
+#include "dla/device.h"
+#include "dla/registered_tensor.h"
+
+namespace dla {
+
+/* A task's stages in milliseconds; negative when not measured. dla_ms comes from CUDA events on
+ * the tasks timed_task() names; total_ms from the host clock on every task. */
+struct SlotTimings {
+  float dla_ms = -1.f;   /* input ready -> DLA task done (timed tasks) */
+  float total_ms = -1.f; /* acquire -> outputs in host memory, seen by the host */
+};
+
+class TaskSlot {
+ public:
+  /* Registers the tensors of `inputs` and `outputs` on `device` for `module`; `index` appears in
+   * the tensors' names. */
+  static Status Create (const std::shared_ptr<const Device> &device, cudlaModule module,
+                        const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
+                        int index, std::unique_ptr<TaskSlot> *out);
+
+  void *input_ptr (size_t index) const
+  {
+    return index < inputs_.size () ? inputs_[index].cuda_ptr () : nullptr;
+  }
+  const void *host_output (size_t index) const
+  {
+    return index < host_outputs_.size () ? host_outputs_[index].data () : nullptr;
+  }
+
+  /* The task's work on `stream` (cudaStream_t), in order: wait for `input_ready` (when given),
+   * cudlaSubmitTask, the output copies, the end event. *cuda_err gets the CUDA status of the
+   * stream work; the return value is the submit's. */
+  cudlaStatus queue (const Device &device, void *stream, void *input_ready, int *cuda_err);
+  /* Records the start event of a timed task on `stream`. */
+  int record_start (void *stream) { return record_event (start_.get (), stream); }
+  /* The event the task's end is recorded on. */
+  void *end_event () const { return timed ? done_.get () : done_untimed_.get (); }
+  /* After a timed task: its DLA time into timings, its whole device time into the wait. */
+  void learn_timings ();
+
+  bool timed = false;
+  uint64_t tasks = 0; /* tasks acquired on this slot so far */
+  SlotTimings timings;
+  CompletionWait wait;
+
+ private:
+  std::vector<RegisteredTensor> inputs_, outputs_;
+  std::vector<PinnedBuffer> host_outputs_;
+  std::vector<const uint64_t *> in_ptrs_;
+  std::vector<uint64_t *> out_ptrs_;
+  cudlaTask task_{};
+  CudaEvent start_, submitted_, dla_end_, done_; /* with timestamps: timed tasks only */
+  CudaEvent done_untimed_;                       /* the other tasks' end */
+};
+
+}  // namespace dla

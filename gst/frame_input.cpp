@@ -1,0 +1,215 @@
+#include "gst/frame_input.h"
+
+#include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include <vector>
+
+#include "dla/cuda_resources.h"
+#include "dla/fatal.h"
+#include "gst/frame_source.h"
+#include "gst/staging.h"
+#include "kernels/launch_graphs.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
+#define GST_CAT_DEFAULT gst_dla_infer_debug
+
+namespace dlainfer {
+
+bool MappedFrame::map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags)
+{
+  /* NO_REF: the frame's ref would make the buffer read-only for the meta added in place. */
+  mapped_ = gst_video_frame_map (&frame_, info, buf, GstMapFlags (flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF));
+  return mapped_;
+}
+
+void MappedFrame::unmap ()
+{
+  if (mapped_)
+    gst_video_frame_unmap (&frame_);
+  mapped_ = false;
+}
+
+/* What a task slot needs on our side: the staging of system-memory frames, and our events. */
+struct InputSlot {
+  Staging staging;
+  dla::CudaEvent start, ready_timed; /* with timestamps: the engine's timed tasks */
+  dla::CudaEvent ready;              /* the other tasks' "input written" */
+};
+
+struct FrameInput::Impl {
+  preprocess::SourceView view{}; /* this frame's: the caps' part and its planes */
+  dla::CudaStream stream;
+  dla::CudaEvent upstream; /* recorded on an upstream stream, waited on by ours */
+  std::unique_ptr<preprocess::LaunchGraphs> graphs;
+  std::vector<InputSlot> slots;
+  preprocess::KernelLaunch launch{}; /* per-frame scratch, sized once */
+  bool graphed = false;
+};
+
+FrameInput::FrameInput () = default;
+
+FrameInput::~FrameInput ()
+{
+  close ();
+}
+
+dla::Status FrameInput::open (int slots)
+{
+  std::unique_ptr<Impl> im (new Impl ());
+  dla::Status st = dla::CudaStream::Create (&im->stream);
+  if (st.ok ())
+    st = dla::CudaEvent::Create (false, &im->upstream);
+  im->slots.resize (size_t (slots));
+  for (InputSlot &s : im->slots)
+    if (st.ok () && (st = dla::CudaEvent::Create (true, &s.start)).ok () &&
+        (st = dla::CudaEvent::Create (true, &s.ready_timed)).ok ())
+      st = dla::CudaEvent::Create (false, &s.ready);
+  if (!st.ok ())
+    return st;
+  im->graphs = std::make_unique<preprocess::LaunchGraphs> ();
+  impl_ = std::move (im);
+  return st;
+}
+
+void FrameInput::close () noexcept
+{
+  if (!impl_)
+    return;
+  drain ();
+  impl_.reset ();
+}
+
+void FrameInput::drain () noexcept
+{
+  if (impl_ && impl_->stream.get ())
+    cudaStreamSynchronize (static_cast<cudaStream_t> (impl_->stream.get ()));
+}
+
+dla::Status FrameInput::configure (const GstVideoInfo &info, const preprocess::SourceView &source,
+                                   bool on_device)
+{
+  info_ = info;
+  source_ = source;
+  if (on_device || !impl_)
+    return dla::Status::Ok ();
+  for (InputSlot &s : impl_->slots) {
+    const dla::Status st = s.staging.reserve (staging_bytes (&info));
+    if (!st.ok ())
+      return st;
+  }
+  return dla::Status::Ok ();
+}
+
+dla::Status FrameInput::write (GstElement *element, CudaContext &cuda, GstBuffer *buf, const dla::Task &task,
+                               const tensor::View &input, preprocess::Params pre, MappedFrame *frame,
+                               void **ready)
+{
+  const GstVideoInfo *info = &info_;
+  pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)};
+  pre.par_n = GST_VIDEO_INFO_PAR_N (info);
+  pre.par_d = GST_VIDEO_INFO_PAR_D (info);
+  impl_->view = source_;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  const dla::Status st = gst_is_cuda_memory (mem) ? map_device (element, cuda, buf, frame)
+                                                  : map_system (element, buf, task.slot, frame);
+  if (!st.ok ())
+    return st;
+  return launch (task, input, pre, ready);
+}
+
+/* Orders our stream after the upstream stream that wrote the frame (GStreamer >= 1.24). */
+static dla::Status order_after_upstream (GstCudaMemory *cmem, void *primary, void *stream, void *event)
+{
+#if GST_CHECK_VERSION(1, 24, 0)
+  GstCudaStream *upstream = gst_cuda_memory_get_stream (cmem);
+  if (!upstream)
+    return dla::Status::Ok ();
+  if (gst_cuda_context_get_handle (cmem->context) != primary) {
+    /* Our event cannot be recorded on another context's stream: wait on the host instead. */
+    gst_cuda_memory_sync (cmem);
+    return dla::Status::Ok ();
+  }
+  int err = dla::record_event (event, gst_cuda_stream_get_handle (upstream));
+  if (err == cudaSuccess)
+    err = dla::stream_wait_event (stream, event);
+  if (err != cudaSuccess)
+    return dla::cuda_failure ("ordering after the upstream CUDA stream", err);
+#else
+  (void)cmem, (void)primary, (void)stream, (void)event;
+#endif
+  return dla::Status::Ok ();
+}
+
+dla::Status FrameInput::map_device (GstElement *element, CudaContext &cuda, GstBuffer *buf,
+                                    MappedFrame *frame)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf, 0));
+  dla::Status st = cuda.check_memory (element, cmem->context);
+  if (!st.ok ())
+    return st;
+  if (!frame->map (&info_, buf, GstMapFlags (GST_MAP_READ | GST_MAP_CUDA)))
+    return dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's CUDA memory");
+  /* Mapping does not wait for the stream that wrote the frame: order our kernel after it. */
+  st = order_after_upstream (cmem, cuda.primary (), impl_->stream.get (), impl_->upstream.get ());
+  if (!st.ok ())
+    return st;
+  set_planes (frame->get (), &impl_->view);
+  return dla::Status::Ok ();
+}
+
+dla::Status FrameInput::map_system (GstElement *element, GstBuffer *buf, int slot, MappedFrame *frame)
+{
+  if (!frame->map (&info_, buf, GST_MAP_READ))
+    return dla::Status::Error (dla::Code::kRuntime, "Cannot map the frame's memory");
+  Staging &staging = impl_->slots[size_t (slot)].staging;
+  const size_t bytes = staging_bytes (frame->get ());
+  if (bytes > staging.capacity ()) {
+    /* Only when frames are laid out larger than their caps say (padded strides): once. */
+    GST_INFO_OBJECT (element, "growing the upload staging to %" G_GSIZE_FORMAT " bytes", bytes);
+    const dla::Status st = staging.reserve (bytes);
+    if (!st.ok ())
+      return st;
+  }
+  pack_planes (frame->get (), staging.host (), staging.device (), &impl_->view);
+  return staging.upload (bytes, impl_->stream.get ());
+}
+
+dla::Status FrameInput::launch (const dla::Task &task, const tensor::View &input,
+                                const preprocess::Params &pre, void **ready)
+{
+  std::string why;
+  const preprocess::Status pst =
+      preprocess::plan_launch (impl_->view, input, task.input, pre, nullptr, 0, &impl_->launch, &why);
+  if (pst != preprocess::Status::kOk)
+    return dla::Status::Error (dla::Code::kRuntime, std::string ("The preprocessing kernel cannot run: ") +
+                                                        preprocess::status_name (pst) + ": " + why);
+  /* Before the start event: making a graph must not count as the frame's preprocessing time. */
+  const size_t entry = impl_->graphs->prepare (impl_->launch);
+  impl_->graphed = impl_->graphs->graphed (entry);
+  InputSlot &s = impl_->slots[size_t (task.slot)];
+  cudaStream_t stream = static_cast<cudaStream_t> (impl_->stream.get ());
+  int err = task.timed ? dla::record_event (s.start.get (), stream) : cudaSuccess;
+  if (err == cudaSuccess)
+    err = impl_->graphs->launch (entry, stream);
+  if (err != cudaSuccess)
+    return dla::cuda_failure ("launching the preprocessing kernel", err);
+  *ready = task.timed ? s.ready_timed.get () : s.ready.get ();
+  err = dla::record_event (*ready, stream);
+  return err == cudaSuccess ? dla::Status::Ok () : dla::cuda_failure ("cudaEventRecord (input written)", err);
+}
+
+float FrameInput::preprocess_ms (const dla::Task &task) const
+{
+  if (!task.timed)
+    return -1.f;
+  const InputSlot &s = impl_->slots[size_t (task.slot)];
+  return dla::elapsed_ms (s.start.get (), s.ready_timed.get ());
+}
+
+bool FrameInput::graphed () const
+{
+  return impl_->graphed;
+}
+
+}  // namespace dlainfer

@@ -1,0 +1,76 @@
+/* gst-dlainfer: a frame's way into the model's input, on the element's own CUDA stream.
+ *
+ * Per frame: map the buffer (CUDA or system memory), order our stream after the upstream stream
+ * that wrote it (GStreamer >= 1.24: mapping does not wait for it), stage a system-memory frame in
+ * the task slot's buffers, and run the preprocessing kernel into the slot's input tensor; then
+ * record the event that marks the input written, which the engine waits for on its own stream. No
+ * CUDA type appears here: only frame_input.cpp and staging.cpp include the CUDA runtime. */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <memory>
+#include <string>
+
+#include "dla/engine.h"
+#include "dla/status.h"
+#include "gst/cuda_context.h"
+#include "kernels/preprocess.h"
+
+namespace dlainfer {
+
+/* Maps a frame for the scope of its processing. */
+class MappedFrame {
+ public:
+  bool map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags);
+  void unmap ();
+  ~MappedFrame () { unmap (); }
+  GstVideoFrame *get () { return &frame_; }
+
+ private:
+  GstVideoFrame frame_{};
+  bool mapped_ = false;
+};
+
+class FrameInput {
+ public:
+  FrameInput ();
+  ~FrameInput ();
+  FrameInput (const FrameInput &) = delete;
+  FrameInput &operator= (const FrameInput &) = delete;
+
+  /* start (primary context current): our stream, the kernel's graphs, and events and staging for
+   * each of the engine's `slots`. */
+  dla::Status open (int slots);
+  /* stop (context current): waits for our stream, then frees everything. */
+  void close () noexcept;
+
+  /* set_caps (context current): the frames' description, kept until the next caps (a restart
+   * without new caps goes on with it); staging for frames in system memory when open. */
+  dla::Status configure (const GstVideoInfo &info, const preprocess::SourceView &source, bool on_device);
+
+  /* Writes the model input of `task` from `buf` (context current): maps it into `frame` (kept
+   * mapped until the task has read it), and sets *ready to the event recorded after the kernel. */
+  dla::Status write (GstElement *element, CudaContext &cuda, GstBuffer *buf, const dla::Task &task,
+                     const tensor::View &input, preprocess::Params pre, MappedFrame *frame, void **ready);
+
+  /* After the task: the kernel's time on a timed task (negative otherwise), and whether the launch
+   * was replayed from a CUDA graph. */
+  float preprocess_ms (const dla::Task &task) const;
+  bool graphed () const;
+  /* Waits for our stream: a failed frame is released only once nothing reads it. */
+  void drain () noexcept;
+
+ private:
+  struct Impl;
+  dla::Status map_device (GstElement *element, CudaContext &cuda, GstBuffer *buf, MappedFrame *frame);
+  dla::Status map_system (GstElement *element, GstBuffer *buf, int slot, MappedFrame *frame);
+  dla::Status launch (const dla::Task &task, const tensor::View &input, const preprocess::Params &pre,
+                      void **ready);
+
+  GstVideoInfo info_{};
+  preprocess::SourceView source_{}; /* the caps' part; planes per frame */
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dlainfer

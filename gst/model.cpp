@@ -1,0 +1,141 @@
+#include "gst/model.h"
+
+#include "dla/primary_context.h"
+#include "gst/model_info.h"
+#include "host/labels.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
+#define GST_CAT_DEFAULT gst_dla_infer_debug
+
+namespace dlainfer {
+namespace {
+
+bool refuse (Refusal *why, dla::Code code, const std::string &message, const std::string &debug)
+{
+  *why = {dla::Status::Error (code, message), debug};
+  return false;
+}
+
+bool load_labels (const Settings &s, Model *m, Refusal *why)
+{
+  m->labels.clear ();
+  if (s.model.empty ())
+    return refuse (why, dla::Code::kSettings,
+                   "No model set: set the 'model' property to a cuDLA loadable file",
+                   "property 'model' is empty");
+  if (s.labels.empty ())
+    return true;
+  std::string error;
+  bool not_found = false;
+  if (labels::load (s.labels, &m->labels, &error, &not_found))
+    return true;
+  return refuse (why, not_found ? dla::Code::kNotFound : dla::Code::kSettings, error, "property 'labels'");
+}
+
+bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
+{
+  dla::EngineConfig config;
+  config.model_path = s.model;
+  config.dla_core = s.dla_core;
+  config.cuda_device = s.device ();
+  config.task_timeout_ms = s.task_timeout_ms;
+  config.num_slots = 1; /* synchronous: one frame in flight */
+  config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
+                              const std::vector<dla::TensorInfo> &out) {
+    return classifier::check_tensor_sizes (dla::host_descs (in), dla::host_descs (out));
+  };
+  dla::ScopedContext scope (primary);
+  const dla::Status st = dla::Engine::Open (config, &m->engine);
+  if (st.ok ())
+    return true;
+  *why = {st, "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
+                  ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")"};
+  return false;
+}
+
+/* The engine retains the same primary context; ours only fails where the engine would too. The
+ * context neighbours were given at NULL->READY is the one the frames run in. */
+bool check_context (GstElement *element, const Settings &s, const CudaContext &cuda, Refusal *why)
+{
+  if (!cuda.shared (element))
+    return refuse (why, dla::Code::kInit, "No CUDA context: " + cuda.error (), "open_context");
+  if (cuda.ordinal () == s.device ())
+    return true;
+  return refuse (why, dla::Code::kSettings,
+                 "cuda-device-id was changed to " + std::to_string (s.device ()) +
+                     " in READY, after the element shared the context of CUDA device " +
+                     std::to_string (cuda.ordinal ()) +
+                     " with its neighbours: set cuda-device-id while the element is in NULL",
+                 "cuda-device-id");
+}
+
+bool plan_model (const Settings &s, Model *m, Refusal *why)
+{
+  classifier::Requirements req;
+  req.labels = m->labels.size ();
+  req.labels_path = s.labels;
+  req.input_scale = s.input_scale;
+  req.output_scale = s.output_scale;
+  classifier::Check failed = classifier::Check::kShape;
+  const dla::Status st = classifier::plan (dla::host_descs (m->engine->inputs ()),
+                                           dla::host_descs (m->engine->outputs ()), req, &m->plan, &failed);
+  if (st.ok ())
+    return true;
+  const std::string describe = "\n" + m->engine->describe ();
+  switch (failed) {
+    case classifier::Check::kShape:
+      *why = {st, "classifier::plan (model=" + s.model + ")" + describe};
+      break;
+    case classifier::Check::kLabels:
+      *why = {st, "labels count != output channels"};
+      break;
+    case classifier::Check::kInputScale:
+      *why = {st, "input-scale is not set" + describe};
+      break;
+    case classifier::Check::kOutputScale:
+      *why = {st, "output-scale is not set" + describe};
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why)
+{
+  Model m;
+  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) ||
+      !check_context (element, s, cuda, why) || !plan_model (s, &m, why))
+    return false;
+  const dla::Engine &e = *m.engine;
+  if (e.outputs ().size () > 1)
+    GST_INFO_OBJECT (element, "the model has %u outputs; the first ('%s') holds the class scores",
+                     guint (e.outputs ().size ()), e.outputs ()[0].name.c_str ());
+  if (m.plan.classes_may_be_padding)
+    GST_WARNING_OBJECT (element,
+                        "the model's output reports %d classes, a whole number of %s vectors: some may be "
+                        "padding lanes that read as class_N; give a labels file with the real class count",
+                        m.plan.classes, tensor::layout_name (e.outputs ()[0].view.layout));
+  *out = std::move (m);
+  return true;
+}
+
+GstStructure *model_info (const Settings &s, const Model &m)
+{
+  const dla::Engine &e = *m.engine;
+  ModelDescription d;
+  d.model = s.model;
+  d.backend = e.backend ();
+  d.cudla_version = e.cudla_version ();
+  d.library = e.library_path ();
+  d.description = e.describe ();
+  d.dla_core = s.dla_core;
+  d.cuda_device = s.device ();
+  d.classes = m.plan.classes;
+  d.labels = int (m.labels.size ());
+  d.inputs = &e.inputs ();
+  d.outputs = &e.outputs ();
+  return model_info_structure (d);
+}
+
+}  // namespace dlainfer

@@ -1,0 +1,38 @@
+/* gst-dlainfer: the model the element runs from start to stop: its engine, what the classifier's
+ * checks made of it (host/classifier.h), its labels. Opened in the order a user's mistakes are
+ * commonest: settings, labels file, model file and DLA, CUDA context, the model's shape. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dla/engine.h"
+#include "gst/cuda_context.h"
+#include "gst/settings.h"
+#include "host/classifier.h"
+
+namespace dlainfer {
+
+struct Model {
+  std::unique_ptr<dla::Engine> engine;
+  classifier::Plan plan;
+  std::vector<std::string> labels;
+};
+
+/* Why a model was not opened: the status for the user, the debug text for the developer. */
+struct Refusal {
+  dla::Status status;
+  std::string debug;
+};
+
+/* Opens `s.model` for the element whose context is `cuda` (it must be shared, on the device the
+ * settings name). */
+bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why);
+
+/* The `model-info` structure of an open model. */
+GstStructure *model_info (const Settings &s, const Model &m);
+
+}  // namespace dlainfer

@@ -1,0 +1,47 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gst/outputs/analytics_output.h"
+
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
+namespace dlainfer {
+
+#ifdef HAVE_GST_ANALYTICS
+
+bool analytics_enabled ()
+{
+  return true;
+}
+
+bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
+                                   size_t n)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (!rmeta)
+    rmeta = gst_buffer_add_analytics_relation_meta (buffer);
+  if (!rmeta)
+    return false;
+  GstAnalyticsClsMtd mtd;
+  return gst_analytics_relation_meta_add_cls_mtd (rmeta, n, const_cast<gfloat *> (confidences),
+                                                  const_cast<GQuark *> (labels), &mtd);
+}
+
+#else
+
+bool analytics_enabled ()
+{
+  return false;
+}
+
+bool add_analytics_classification (GstBuffer *, const float *, const GQuark *, size_t)
+{
+  return false;
+}
+
+#endif
+
+}  // namespace dlainfer

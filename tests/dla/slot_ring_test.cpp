@@ -1,0 +1,91 @@
+/* The task slots' rules (dla/slot_ring.h), on any machine: the misuse the engine refuses (submit
+ * without acquire, double submit, wait without a task in flight, a slot that does not exist, more
+ * tasks than slots), and the hand-out order several tasks in flight rely on. The same refusals
+ * through a real engine: tests/dla/engine_test.cpp (SlotMisuseIsRefused, WaitPastTheDeadline). */
+#include "dla/slot_ring.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using State = dla::SlotRing::State;
+
+bool says (const dla::Status &st, const std::string &what)
+{
+  return st.code == dla::Code::kRuntime && st.message.find (what) != std::string::npos;
+}
+
+TEST (SlotRing, OneTaskThroughItsStates)
+{
+  dla::SlotRing ring (1);
+  int slot = -1;
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 0);
+  EXPECT_EQ (ring.state (0), State::kAcquired);
+  EXPECT_TRUE (says (ring.check_in_flight (0), "no task in flight")) << "acquired is not in flight";
+  ASSERT_TRUE (ring.check_submit (0).ok ());
+  ring.submitted (0);
+  EXPECT_TRUE (ring.check_in_flight (0).ok ());
+  ring.ended (0);
+  EXPECT_EQ (ring.state (0), State::kFree);
+}
+
+TEST (SlotRing, SubmitWithoutAcquire)
+{
+  dla::SlotRing ring (2);
+  EXPECT_TRUE (says (ring.check_submit (1), "slot 1 was not acquired"));
+  EXPECT_TRUE (says (ring.check_submit (2), "slot 2 does not exist (the engine has 2)"));
+  EXPECT_TRUE (says (ring.check_submit (-1), "does not exist"));
+}
+
+TEST (SlotRing, DoubleSubmit)
+{
+  dla::SlotRing ring (1);
+  int slot = -1;
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  ring.submitted (slot);
+  EXPECT_TRUE (says (ring.check_submit (slot), "still has a task in flight"));
+}
+
+TEST (SlotRing, WaitWithoutATaskInFlight)
+{
+  dla::SlotRing ring (1);
+  EXPECT_TRUE (says (ring.check_in_flight (0), "slot 0 has no task in flight to complete"));
+  EXPECT_TRUE (says (ring.check_in_flight (5), "does not exist"));
+}
+
+TEST (SlotRing, MoreTasksThanSlots)
+{
+  dla::SlotRing ring (3);
+  for (int want = 0; want < 3; ++want) {
+    int slot = -1;
+    ASSERT_TRUE (ring.acquire (&slot).ok ());
+    EXPECT_EQ (slot, want) << "lowest free first";
+  }
+  int slot = -1;
+  EXPECT_TRUE (says (ring.acquire (&slot), "all 3 slot(s)"));
+  ring.submitted (1);
+  ring.ended (1);
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 1) << "the slot that ended comes back";
+}
+
+/* release () gives back an acquired slot only: never one in flight, whose task the DLA may still
+ * be running. */
+TEST (SlotRing, ReleaseOnlyWhatWasNotSubmitted)
+{
+  dla::SlotRing ring (2);
+  int a = -1, b = -1;
+  ASSERT_TRUE (ring.acquire (&a).ok ());
+  ASSERT_TRUE (ring.acquire (&b).ok ());
+  ring.submitted (b);
+  ring.release (a);
+  ring.release (b);
+  ring.release (7);
+  EXPECT_EQ (ring.state (a), State::kFree);
+  EXPECT_EQ (ring.state (b), State::kSubmitted);
+}
+
+}  // namespace
