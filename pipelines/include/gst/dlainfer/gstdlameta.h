@@ -4,4 +4,4 @@
  * Installed, the real header has this name and this file plays no part. */
 #pragma once
 
-#include <gstdlameta.h>
+#include "gst/meta/gstdlameta.h"
