@@ -20,6 +20,8 @@
 # in meson-info/intro-tests.json run directly (.ci/gpu_tests.py) through the bundle's loader.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# A GPU is required here: the test programs and gpu-gate fail, rather than skip, without one.
+export DLAINFER_REQUIRE_GPU=1
 OUT=${1:-gpu-logs}
 mkdir -p "$OUT"
 BUILDS=${GPU_HOST_BUILDS:-122 126 1242}
