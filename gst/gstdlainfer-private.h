@@ -38,6 +38,9 @@ struct GstDlaInferPrivate {
 
   /* The stream (reset at start, flush and stream-start): which frames run the model. */
   dlainfer::Interval interval;
+
+  /* Streaming thread (and start): when `stats` was last notified (g_get_monotonic_time). */
+  gint64 stats_notified_us = 0;
 };
 
 struct _GstDlaInfer {
@@ -49,6 +52,11 @@ struct _GstDlaInfer {
 void gst_dla_infer_install_properties (GObjectClass *klass);
 void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec);
 void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
+
+/* g_object_notify_by_pspec for the read-only properties: `model-info` once after start, `stats`
+ * at most once a second and at EOS. Any thread; never with the object lock held. */
+enum GstDlaInferNotify { GST_DLA_INFER_NOTIFY_STATS, GST_DLA_INFER_NOTIFY_MODEL_INFO };
+void gst_dla_infer_notify (GstDlaInfer *self, GstDlaInferNotify which);
 
 #define GST_TYPE_DLA_INFER_CHANNEL_ORDER (gst_dla_infer_channel_order_get_type ())
 GType gst_dla_infer_channel_order_get_type (void);

@@ -24,8 +24,11 @@
  * Applications read GstDlaClassificationMeta (library gstreamer-dlainfer-1.0, header
  * <gst/dlainfer/gstdlameta.h>); with GStreamer >= 1.24 the results are also a GstAnalyticsClsMtd
  * in the buffer's GstAnalyticsRelationMeta. `stats` and `model-info` describe the running element.
- * The model is a cuDLA loadable (`trtexec --useDLACore=0 --buildDLAStandalone --fp16
- * --inputIOFormats=fp16:chw16 --outputIOFormats=fp16:chw16 --saveEngine=model.dla.bin`).
+ * The model is a cuDLA loadable: pipelines/build-loadable.sh builds one from an ONNX file, with the
+ * trtexec recipe of TensorRT 11 and of TensorRT 10 and earlier (whose `--fp16` TensorRT 11 no
+ * longer has). Interlaced video is refused by the pad templates (interlace-mode=progressive):
+ * deinterlace upstream. `mean` and `std` take three numbers each (std > 0); anything else is kept
+ * as set and fails at start with an error naming the property.
  * `DLAINFER_CUDLA_LIBRARY` names another cuDLA library (the software DLA used by the tests).
  */
 #ifdef HAVE_CONFIG_H
@@ -46,9 +49,12 @@ GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
 #define DLA_INFER_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx }"
+/* Progressive only, in the templates: an interlaced source fails to link with GStreamer's own
+ * caps message rather than a bare not-negotiated. */
+#define DLA_INFER_PROGRESSIVE ", interlace-mode = (string) progressive"
 #define DLA_INFER_CAPS                                                                       \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, DLA_INFER_FORMATS) \
-  ";" GST_VIDEO_CAPS_MAKE (DLA_INFER_FORMATS)
+  DLA_INFER_PROGRESSIVE ";" GST_VIDEO_CAPS_MAKE (DLA_INFER_FORMATS) DLA_INFER_PROGRESSIVE
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (DLA_INFER_CAPS));
@@ -67,44 +73,65 @@ constexpr const char *kRestart =
     "The DLA reported a fatal error (cudaErrorExternalDevice): CUDA is unusable in this process; "
     "restart the process";
 
-/* Posts a dla::Status as an error message in the domain its code stands for. Never call with the
- * object lock held. */
-void post_status (GstDlaInfer *self, const dla::Status &st, const std::string &debug)
+/* Posts a dla::Status as an error message in the domain its code stands for, with the location
+ * of the caller (post_status () and frame_failed () are macros that capture it), as
+ * GST_ELEMENT_ERROR would. Never call with the object lock held. */
+void post_status_at (GstDlaInfer *self, const dla::Status &st, const std::string &debug, const char *file,
+                     const char *function, int line)
 {
-  const char *text = st.message.c_str ();
-  const char *dbg = debug.c_str ();
+  GQuark domain = GST_STREAM_ERROR;
+  gint code = GST_STREAM_ERROR_FAILED;
   switch (st.code) {
     case dla::Code::kOk:
-      break;
+      return;
     case dla::Code::kNotFound:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", text), ("%s", dbg));
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_NOT_FOUND;
       break;
     case dla::Code::kSettings:
     case dla::Code::kModel:
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", text), ("%s", dbg));
+      domain = GST_RESOURCE_ERROR;
+      code = GST_RESOURCE_ERROR_SETTINGS;
       break;
     case dla::Code::kInit:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("%s", text), ("%s", dbg));
+      domain = GST_LIBRARY_ERROR;
+      code = GST_LIBRARY_ERROR_INIT;
       break;
     case dla::Code::kRuntime:
     case dla::Code::kTimeout:
     case dla::Code::kFatal:
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", text), ("%s", dbg));
       break;
   }
+  GST_WARNING_OBJECT (self, "error: %s", st.message.c_str ());
+  GST_WARNING_OBJECT (self, "error: %s", debug.c_str ());
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
+                            g_strdup (st.message.c_str ()), g_strdup (debug.c_str ()), file, function, line);
 }
+#define post_status(self, st, debug) post_status_at ((self), (st), (debug), __FILE__, G_STRFUNC, __LINE__)
 
 /* The per-frame failure path: a fatal status says "restart the process" (dla/fatal.h has poisoned
  * it), every status is posted. */
-GstFlowReturn frame_failed (GstDlaInfer *self, const dla::Status &st, const char *step)
+GstFlowReturn frame_failed_at (GstDlaInfer *self, const dla::Status &st, const char *step, const char *file,
+                               const char *function, int line)
 {
   self->priv->stats.failed ();
   if (st.code == dla::Code::kFatal)
-    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
-                 std::string (step) + ": " + st.message);
+    post_status_at (self, dla::Status::Error (dla::Code::kFatal, kRestart),
+                    std::string (step) + ": " + st.message, file, function, line);
   else
-    post_status (self, st, step);
+    post_status_at (self, st, step, file, function, line);
   return GST_FLOW_ERROR;
+}
+#define frame_failed(self, st, step) frame_failed_at ((self), (st), (step), __FILE__, G_STRFUNC, __LINE__)
+
+/* `stats` is notified at most once a second while frames flow, and at EOS (never per frame). */
+void maybe_notify_stats (GstDlaInfer *self)
+{
+  const gint64 now = g_get_monotonic_time ();
+  if (now - self->priv->stats_notified_us < G_USEC_PER_SEC)
+    return;
+  self->priv->stats_notified_us = now;
+  gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_STATS);
 }
 
 /* The settings one frame uses, copied under the lock. */
@@ -115,10 +142,12 @@ struct FrameSettings {
   bool post_messages = false;
 };
 
-FrameSettings frame_settings (GstDlaInfer *self)
+FrameSettings frame_settings (GstDlaInfer *self, std::string *bad)
 {
   FrameSettings f;
   GST_OBJECT_LOCK (self);
+  /* A mean/std changed to a wrong value while playing fails the stream, as it would fail start. */
+  dlainfer::check (self->priv->settings, bad);
   f.pre = dlainfer::preprocess_params (self->priv->settings);
   f.post = dlainfer::postprocess_params (self->priv->settings);
   f.interval = self->priv->settings.interval;
@@ -241,7 +270,6 @@ static void gst_dla_infer_set_context (GstElement *element, GstContext *context)
 static gboolean gst_dla_infer_start (GstBaseTransform *trans);
 static gboolean gst_dla_infer_stop (GstBaseTransform *trans);
 static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query);
-static gboolean gst_dla_infer_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps);
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps);
 static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuffer *buf);
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event);
@@ -272,7 +300,6 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_dla_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_dla_infer_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_dla_infer_query);
-  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_dla_infer_accept_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dla_infer_set_caps);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_dla_infer_transform_ip);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dla_infer_sink_event);
@@ -354,6 +381,12 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   const dlainfer::Settings s = priv->settings;
   GST_OBJECT_UNLOCK (self);
+  /* The settings first: a wrong mean/std is named even when the model file is missing too. */
+  std::string bad;
+  if (!dlainfer::check (s, &bad)) {
+    post_status (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties at start");
+    return FALSE;
+  }
 
   auto model = std::make_unique<dlainfer::Model> ();
   dlainfer::Refusal why;
@@ -369,6 +402,8 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   }
   priv->model = std::move (model);
   publish_model (self, s);
+  priv->stats_notified_us = g_get_monotonic_time ();
+  gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_MODEL_INFO);
   return TRUE;
 }
 
@@ -391,20 +426,9 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
   return TRUE;
 }
 
-static gboolean gst_dla_infer_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
-{
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans, direction, caps))
-    return FALSE;
-  GstVideoInfo info;
-  std::string why;
-  if (gst_caps_is_fixed (caps) && gst_video_info_from_caps (&info, caps) &&
-      !dlainfer::caps_supported (&info, &why)) {
-    GST_INFO_OBJECT (trans, "refusing caps %" GST_PTR_FORMAT ": %s", caps, why.c_str ());
-    return FALSE;
-  }
-  return TRUE;
-}
-
+/* Caps beyond the templates are never refused in accept-caps (its reason would show only in the
+ * debug log): the templates hold every format and the progressive-only rule, and set_caps posts
+ * what it cannot take as an error. */
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
@@ -441,13 +465,19 @@ static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuf
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No model is open"), ("transform_ip before start"));
     return GST_FLOW_ERROR;
   }
-  const FrameSettings f = frame_settings (self);
+  std::string bad;
+  const FrameSettings f = frame_settings (self, &bad);
+  if (!bad.empty ())
+    return frame_failed (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties");
+  GstFlowReturn ret = GST_FLOW_OK;
   if (!priv->interval.infer_now (f.interval)) {
     priv->output.attach (GST_OBJECT (self), buf, true, priv->interval.age ());
     priv->stats.skipped ();
-    return GST_FLOW_OK;
+  } else {
+    ret = infer (self, buf, f);
   }
-  return infer (self, buf, f);
+  maybe_notify_stats (self);
+  return ret;
 }
 
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event)
@@ -456,5 +486,10 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
    * elsewhere: it is never carried across. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     GST_DLA_INFER (trans)->priv->interval.reset ();
+  /* The last counts of the stream, before EOS goes downstream. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    GST_DLA_INFER (trans)->priv->stats_notified_us = g_get_monotonic_time ();
+    gst_dla_infer_notify (GST_DLA_INFER (trans), GST_DLA_INFER_NOTIFY_STATS);
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -2,9 +2,14 @@
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
  * labels, dla-core, cuda-device-id, task-timeout, input-scale, output-scale) take effect at the next start
- * and are refused with a GST_WARNING (not a g_warning: an application setting them late is not a programming
- * error) above READY; the others are read at the start of every frame. `stats` and `model-info` are
- * read-only. */
+ * and are refused above READY with a GST_WARNING and a GST_ELEMENT_WARNING on the bus (not a g_warning:
+ * an application setting them late is not a programming error); the others are read at the start of every
+ * frame. `stats` and `model-info` are read-only; `model-info` is notified once after start, `stats` at most
+ * once a second and at EOS. */
+#include <cmath>
+#include <string>
+#include <vector>
+
 #include "gst/gstdlainfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -43,7 +48,7 @@ constexpr auto kPlayingFlags =
 constexpr auto kReadOnlyFlags = GParamFlags (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
 /* Whether a model-changing property may change now (object lock held). */
-bool model_may_change (GstDlaInfer *self, GParamSpec *pspec)
+bool model_may_change (GstDlaInfer *self, GParamSpec *pspec, bool *refused)
 {
   const GstState state = GST_STATE (self);
   const GstState pending = GST_STATE_PENDING (self);
@@ -51,61 +56,62 @@ bool model_may_change (GstDlaInfer *self, GParamSpec *pspec)
     return true;
   GST_WARNING_OBJECT (self, "property '%s' can only change in the NULL or READY state; ignored in %s",
                       pspec->name, gst_element_state_get_name (state));
+  *refused = true;
   return false;
 }
 
-/* A GstValueArray of exactly three floats into `out`; std values must also be > 0. */
-bool read_triple (GstDlaInfer *self, const GValue *value, bool positive, float out[3], const char *name)
+/* A GstValueArray of numbers (floats from gst-launch, doubles from Python, ints from "<1,1,1>"),
+ * kept as set whatever its length or values: dlainfer::check () refuses a wrong one at start and
+ * set_property warns about it now. Anything but a number is kept as NaN. */
+std::vector<float> read_triple (const GValue *value)
 {
-  if (gst_value_array_get_size (value) != 3) {
-    GST_WARNING_OBJECT (self, "'%s' needs exactly 3 values (one per channel), got %u; ignored", name,
-                        gst_value_array_get_size (value));
-    return false;
-  }
-  float v[3];
-  for (guint i = 0; i < 3; ++i) {
+  std::vector<float> out;
+  for (guint i = 0; i < gst_value_array_get_size (value); ++i) {
     const GValue *item = gst_value_array_get_value (value, i);
     if (G_VALUE_HOLDS_FLOAT (item))
-      v[i] = g_value_get_float (item);
+      out.push_back (g_value_get_float (item));
     else if (G_VALUE_HOLDS_DOUBLE (item))
-      v[i] = float (g_value_get_double (item));
+      out.push_back (float (g_value_get_double (item)));
     else if (G_VALUE_HOLDS_INT (item))
-      v[i] = float (g_value_get_int (item));
-    else {
-      GST_WARNING_OBJECT (self, "'%s' values must be numbers; ignored", name);
-      return false;
-    }
-    if (positive && !(v[i] > 0.f)) {
-      GST_WARNING_OBJECT (self, "'%s' values must be > 0, got %g; ignored", name, double (v[i]));
-      return false;
-    }
+      out.push_back (float (g_value_get_int (item)));
+    else if (G_VALUE_HOLDS_UINT (item))
+      out.push_back (float (g_value_get_uint (item)));
+    else if (G_VALUE_HOLDS_INT64 (item))
+      out.push_back (float (g_value_get_int64 (item)));
+    else
+      out.push_back (NAN);
   }
-  for (int i = 0; i < 3; ++i)
-    out[i] = v[i];
-  return true;
+  return out;
 }
 
-void write_triple (GValue *value, const float v[3])
+void write_triple (GValue *value, const std::vector<float> &v)
 {
-  for (int i = 0; i < 3; ++i) {
+  for (float x : v) {
     GValue item = G_VALUE_INIT;
     g_value_init (&item, G_TYPE_FLOAT);
-    g_value_set_float (&item, v[i]);
+    g_value_set_float (&item, x);
     gst_value_array_append_value (value, &item);
     g_value_unset (&item);
   }
 }
 
-GParamSpec *triple_spec (const char *name, const char *nick, const char *blurb, float min)
+/* No element spec: GObject would replace a double or an int (Python's Gst.ValueArray, "<1,1,1>")
+ * by the float spec's default and refuse the whole value with a g_warning. read_triple converts. */
+GParamSpec *triple_spec (const char *name, const char *nick, const char *blurb)
 {
-  return gst_param_spec_array (
-      name, nick, blurb,
-      g_param_spec_float ("value", "Value", "One channel's value", min, G_MAXFLOAT, 0.f,
-                          GParamFlags (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
-      kPlayingFlags);
+  return gst_param_spec_array (name, nick, blurb, nullptr, kPlayingFlags);
 }
 
+GParamSpec *stats_spec = nullptr;
+GParamSpec *model_info_spec = nullptr;
+
 }  // namespace
+
+void gst_dla_infer_notify (GstDlaInfer *self, GstDlaInferNotify which)
+{
+  g_object_notify_by_pspec (G_OBJECT (self),
+                            which == GST_DLA_INFER_NOTIFY_STATS ? stats_spec : model_info_spec);
+}
 
 GType gst_dla_infer_channel_order_get_type (void)
 {
@@ -186,12 +192,13 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
   g_object_class_install_property (klass, PROP_MEAN,
                                    triple_spec ("mean", "Mean",
                                                 "Per-channel mean subtracted from pixel/255, in tensor "
-                                                "channel order, e.g. \"<0.485, 0.456, 0.406>\"",
-                                                -G_MAXFLOAT));
+                                                "channel order, e.g. \"<0.485, 0.456, 0.406>\" (3 "
+                                                "numbers; anything else fails at start)"));
   g_object_class_install_property (
       klass, PROP_STD,
       triple_spec ("std", "Standard deviation",
-                   "Per-channel divisor (> 0) applied after the mean, e.g. \"<0.229, 0.224, 0.225>\"", 0.f));
+                   "Per-channel divisor applied after the mean, e.g. \"<0.229, 0.224, 0.225>\" (3 "
+                   "numbers > 0; anything else fails at start)"));
   g_object_class_install_property (
       klass, PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
@@ -269,67 +276,73 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
   static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
   g_object_class_install_property (
       klass, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics",
-                          "Since start: frames, inferences, skipped, errors, graph-launches (inferences "
-                          "whose kernel launch was "
-                          "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
-                          "(CUDA events on the first two inferences and every 32nd after them), postprocess "
-                          "and total (host clock, "
-                          "every inference)",
-                          GST_TYPE_STRUCTURE, kReadOnlyFlags));
-  g_object_class_install_property (klass, PROP_MODEL_INFO,
-                                   g_param_spec_boxed ("model-info", "Model information",
-                                                       "The open model: backend, cuDLA version, DLA core, "
-                                                       "each tensor's name, dims, layout, type, size and raw "
-                                                       "descriptor (NULL until started)",
-                                                       GST_TYPE_STRUCTURE, kReadOnlyFlags));
+      stats_spec = g_param_spec_boxed (
+          "stats", "Statistics",
+          "Since start: frames, inferences, skipped, errors, graph-launches (inferences "
+          "whose kernel launch was "
+          "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
+          "(CUDA events on the first two inferences and every 32nd after them), postprocess "
+          "and total (host clock, "
+          "every inference)",
+          GST_TYPE_STRUCTURE, kReadOnlyFlags));
+  g_object_class_install_property (
+      klass, PROP_MODEL_INFO,
+      model_info_spec = g_param_spec_boxed ("model-info", "Model information",
+                                            "The open model: backend, cuDLA version, DLA core, "
+                                            "each tensor's name, dims, layout, type, size and raw "
+                                            "descriptor (NULL until started)",
+                                            GST_TYPE_STRUCTURE, kReadOnlyFlags));
 }
 
 void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstDlaInfer *self = GST_DLA_INFER (object);
   dlainfer::Settings &s = self->priv->settings;
+  bool refused = false; /* a model-changing property above READY */
+  std::string bad;      /* a value start() will refuse */
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
-      if (model_may_change (self, pspec)) {
+      if (model_may_change (self, pspec, &refused)) {
         const gchar *v = g_value_get_string (value);
         s.model = v ? v : "";
       }
       break;
     case PROP_LABELS:
-      if (model_may_change (self, pspec)) {
+      if (model_may_change (self, pspec, &refused)) {
         const gchar *v = g_value_get_string (value);
         s.labels = v ? v : "";
       }
       break;
     case PROP_DLA_CORE:
-      if (model_may_change (self, pspec))
+      if (model_may_change (self, pspec, &refused))
         s.dla_core = g_value_get_int (value);
       break;
     case PROP_CUDA_DEVICE_ID:
-      if (model_may_change (self, pspec))
+      if (model_may_change (self, pspec, &refused))
         s.cuda_device_id = g_value_get_int (value);
       break;
     case PROP_TASK_TIMEOUT:
-      if (model_may_change (self, pspec))
+      if (model_may_change (self, pspec, &refused))
         s.task_timeout_ms = g_value_get_uint (value);
       break;
     case PROP_MEAN:
-      read_triple (self, value, false, s.mean, "mean");
+      s.mean = read_triple (value);
+      dlainfer::check (s, &bad);
       break;
     case PROP_STD:
-      read_triple (self, value, true, s.std, "std");
+      s.std = read_triple (value);
+      dlainfer::check (s, &bad);
       break;
     case PROP_CHANNEL_ORDER:
       s.channel_order = preprocess::ChannelOrder (g_value_get_enum (value));
       break;
     case PROP_INPUT_SCALE:
-      if (model_may_change (self, pspec))
+      if (model_may_change (self, pspec, &refused))
         s.input_scale = g_value_get_float (value);
       break;
     case PROP_OUTPUT_SCALE:
-      if (model_may_change (self, pspec))
+      if (model_may_change (self, pspec, &refused))
         s.output_scale = g_value_get_float (value);
       break;
     case PROP_RESIZE_MODE:
@@ -364,6 +377,17 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* Nothing dropped quietly: a warning on the bus (the lock is not held while posting). */
+  if (refused)
+    GST_ELEMENT_WARNING (
+        self, RESOURCE, SETTINGS,
+        ("Property '%s' can only change in the NULL or READY state; the new value is ignored", pspec->name),
+        (nullptr));
+  if (!bad.empty ()) {
+    GST_WARNING_OBJECT (self, "%s", bad.c_str ());
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s; the element will not start with it", bad.c_str ()),
+                         (nullptr));
+  }
 }
 
 void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)

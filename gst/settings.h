@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "host/postprocess.h"
 #include "kernels/preprocess.h"
@@ -23,9 +24,10 @@ struct Settings {
   float input_scale = 0.f;  /* INT8 inputs: value = q * input_scale; 0 = not set (an INT8 model needs it) */
   float output_scale = 0.f; /* INT8 outputs: value = q * output_scale; 0 = not set (likewise) */
 
-  /* Preprocessing, per frame. */
-  float mean[3] = {0.f, 0.f, 0.f};
-  float std[3] = {1.f, 1.f, 1.f};
+  /* Preprocessing, per frame. Kept as the user set them, whatever their length: check () refuses
+   * a wrong one at start (a number that is not finite is stored as NaN). */
+  std::vector<float> mean{0.f, 0.f, 0.f};
+  std::vector<float> std{1.f, 1.f, 1.f};
   preprocess::ChannelOrder channel_order = preprocess::ChannelOrder::kRGB;
   preprocess::ResizeMode resize_mode = preprocess::ResizeMode::kStretch;
   float crop_fraction = 0.875f;
@@ -41,6 +43,11 @@ struct Settings {
 
   int device () const { return cuda_device_id < 0 ? 0 : cuda_device_id; }
 };
+
+/* The checks GObject's own range checks cannot make (mean and std: three values, std > 0). False
+ * with a message naming the property, its value and what it takes. start() runs it before anything
+ * else (the model file is opened after it). */
+bool check (const Settings &s, std::string *message);
 
 /* The preprocessing parameters these settings ask for; frame geometry (crop, pixel aspect) is the
  * caller's. */

@@ -27,10 +27,13 @@ Status validate (const std::vector<TensorDesc> &inputs, const std::vector<Tensor
     shape.channels = 3;
     shape.channels_padded = true;
   } else {
-    return Status::Error (Code::kModel,
-                          "input '" + in.name + "' has " + std::to_string (v.c) + " channels (" +
-                              host::describe_view (v) +
-                              "); an image classifier takes 3 (RGB) or 1 (grey). Raw descriptor: " + in.raw);
+    return Status::Error (
+        Code::kModel,
+        "input '" + in.name + "' has " + std::to_string (v.c) + " channels (" + host::describe_view (v) +
+            "); the element takes an image input with 3 channels (RGB or BGR; in chw16/chw32/dla_hwc4 the "
+            "descriptor may report the padded 16/32/4): rebuild the model with a 3-channel input. "
+            "Raw descriptor: " +
+            in.raw);
   }
   /* Same strides: c = 3 and c = 16 (or 32, or 4) give one channel group with the same lanes. */
   shape.input_view = v;

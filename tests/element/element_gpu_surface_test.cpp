@@ -8,6 +8,7 @@
 #endif
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -482,6 +483,29 @@ TEST_F (Surface, StatsCountAndTime)
   g_object_get (infer, "stats", &s, nullptr);
   EXPECT_EQ (stat_u64 (s, "frames"), 10u) << "reset at start";
   gst_structure_free (s);
+  p.stop ();
+}
+
+/* `model-info` is notified once per start, `stats` at most once a second while frames flow and
+ * at EOS: never per frame. */
+TEST_F (Surface, StatsAndModelInfoNotify)
+{
+  Pipeline p (
+      "videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer "
+      "model=" +
+      model ("colours") + " ! fakesink");
+  GstElement *infer = p.by_name ("infer");
+  std::atomic<int> stats{0}, info{0};
+  auto count = +[] (GObject *, GParamSpec *, gpointer n) { ++*static_cast<std::atomic<int> *> (n); };
+  g_signal_connect (infer, "notify::stats", G_CALLBACK (count), &stats);
+  g_signal_connect (infer, "notify::model-info", G_CALLBACK (count), &info);
+  const gint64 start = g_get_monotonic_time ();
+  ASSERT_TRUE (p.play ());
+  ASSERT_TRUE (p.wait_eos ());
+  const double seconds = double (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  EXPECT_EQ (info.load (), 1) << "once after start";
+  EXPECT_GE (stats.load (), 1) << "at EOS";
+  EXPECT_LE (stats.load (), 1 + int (seconds) + 1) << "at most once a second, and at EOS (30 frames)";
   p.stop ();
 }
 

@@ -2,6 +2,8 @@
  * properties, caps acceptance and refusal, and every start failure that needs no GPU, each as an
  * error on the bus with a specific domain and a message that says what to do. */
 #include <dlfcn.h>
+#include <glib/gstdio.h>
+#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "bus_error.h"
 #include "dla/primary_context.h"
@@ -50,12 +53,39 @@ std::string pipeline_with (const std::string &props)
          props + " ! fakesink";
 }
 
-std::string temp_file (const std::string &name, const std::string &content)
-{
-  const std::string path = testing::TempDir () + name;
-  std::ofstream (path, std::ios::binary) << content;
-  return path;
-}
+/* A temporary directory of one test, removed with what it holds when the test ends. */
+class TempDir {
+ public:
+  TempDir ()
+  {
+    GError *err = nullptr;
+    gchar *dir = g_dir_make_tmp ("dlainfer-test-XXXXXX", &err);
+    EXPECT_NE (dir, nullptr) << (err ? err->message : "");
+    g_clear_error (&err);
+    path_ = dir ? dir : "/nonexistent-tmp";
+    g_free (dir);
+  }
+  ~TempDir ()
+  {
+    for (const std::string &f : files_)
+      g_remove (f.c_str ());
+    g_rmdir (path_.c_str ());
+  }
+  TempDir (const TempDir &) = delete;
+  TempDir &operator= (const TempDir &) = delete;
+
+  std::string file (const std::string &name, const std::string &content)
+  {
+    const std::string path = path_ + "/" + name;
+    std::ofstream (path, std::ios::binary) << content;
+    files_.push_back (path);
+    return path;
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
 
 #define EXPECT_ERROR(e, dom, cod, needle)                                                   \
   do {                                                                                      \
@@ -101,7 +131,8 @@ TEST (Element, RunsOnTheGStreamerItWasBuiltAgainst)
   gst_object_unref (plugin);
 }
 
-/* Both pads take the six formats in CUDA and in system memory. */
+/* Both pads take the six formats in CUDA and in system memory, progressive only: the templates
+ * say interlace-mode=progressive, so an interlaced source fails with GStreamer's caps message. */
 TEST (Element, PadTemplates)
 {
   GstElement *e = make_infer ();
@@ -111,10 +142,14 @@ TEST (Element, PadTemplates)
     ASSERT_NE (t, nullptr) << name;
     GstCaps *caps = gst_pad_template_get_caps (t);
     EXPECT_EQ (gst_caps_get_size (caps), 2u);
+    for (guint i = 0; i < gst_caps_get_size (caps); ++i)
+      EXPECT_STREQ (gst_structure_get_string (gst_caps_get_structure (caps, i), "interlace-mode"),
+                    "progressive")
+          << name << " structure " << i;
     for (const char *fmt : {"NV12", "I420", "RGBA", "BGRA", "RGBx", "BGRx"}) {
       for (const char *feature : {"", "(memory:CUDAMemory)"}) {
-        const std::string s =
-            std::string ("video/x-raw") + feature + ",format=" + fmt + ",width=8,height=8,framerate=30/1";
+        const std::string s = std::string ("video/x-raw") + feature + ",format=" + fmt +
+                              ",width=8,height=8,framerate=30/1,interlace-mode=progressive";
         GstCaps *one = gst_caps_from_string (s.c_str ());
         EXPECT_TRUE (gst_caps_is_subset (one, caps)) << name << ": " << s;
         gst_caps_unref (one);
@@ -148,12 +183,16 @@ TEST (Element, AcceptsAndRefusesCaps)
       {"video/x-raw(memory:GLMemory),format=NV12,width=640,height=480,framerate=30/1", false},
       {"audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved", false},
   };
+  GstCaps *templ = gst_pad_get_pad_template_caps (sink);
   for (const auto &c : cases) {
     GstCaps *caps = gst_caps_from_string (c.caps);
     ASSERT_NE (caps, nullptr) << c.caps;
     EXPECT_EQ (bool (gst_pad_query_accept_caps (sink, caps)), c.ok) << c.caps;
+    /* Nothing is refused beyond the templates (a refusal there has no visible reason). */
+    EXPECT_EQ (bool (gst_caps_can_intersect (caps, templ)), c.ok) << "by the template: " << c.caps;
     gst_caps_unref (caps);
   }
+  gst_caps_unref (templ);
   gst_object_unref (sink);
   gst_object_unref (e);
 }
@@ -210,15 +249,15 @@ void set_array (GstElement *e, const char *name, const char *text)
 {
   GValue v = G_VALUE_INIT;
   g_value_init (&v, GST_TYPE_ARRAY);
-  /* As gst-launch does: elements typed by the property's element spec (float). */
+  /* As gst-launch does (the spec has no element spec: the numbers come as written, ints or doubles). */
   GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), name);
   ASSERT_TRUE (gst_value_deserialize_with_pspec (&v, text, pspec)) << text;
   g_object_set_property (G_OBJECT (e), name, &v);
   g_value_unset (&v);
 }
 
-/* mean/std take exactly 3 values (std > 0); anything else is refused and the old value kept. The
- * gst-launch syntax works. */
+/* mean/std take exactly 3 values (std > 0); anything else is kept as set (start refuses it:
+ * ElementFailure.BadMeanStdAtStart). The gst-launch syntax works. */
 TEST (Element, MeanAndStd)
 {
   GstElement *e = make_infer ();
@@ -227,11 +266,11 @@ TEST (Element, MeanAndStd)
   EXPECT_EQ (get_array (e, "mean"),
              "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
   set_array (e, "mean", "<0.5, 0.5>");
-  EXPECT_NE (get_array (e, "mean").find ("0.485"), std::string::npos) << "2 values must be refused";
+  EXPECT_EQ (get_array (e, "mean"), "< (float)0.5, (float)0.5 >") << "kept as set; start refuses it";
   set_array (e, "std", "<0.25, 0.5, 2>");
   EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >");
-  set_array (e, "std", "<0.25, 0, 2>");
-  EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >") << "std 0 must be refused";
+  set_array (e, "std", "<1, 1, 1>");
+  EXPECT_EQ (get_array (e, "std"), "< (float)1, (float)1, (float)1 >") << "integers taken";
   gst_util_set_object_arg (G_OBJECT (e), "channel-order", "bgr");
   gint order = 0;
   g_object_get (e, "channel-order", &order, nullptr);
@@ -313,7 +352,8 @@ TEST (ElementFailure, ModelUnreadable)
 
 TEST (ElementFailure, EmptyModelFile)
 {
-  const BusError e = run_until_error (pipeline_with ("model=" + temp_file ("dlainfer-empty.bin", "")));
+  TempDir tmp;
+  const BusError e = run_until_error (pipeline_with ("model=" + tmp.file ("empty.bin", "")));
   EXPECT_TRUE (e.posted);
   EXPECT_EQ (e.domain, GST_RESOURCE_ERROR) << e.message;
   EXPECT_NE (e.message.find ("empty"), std::string::npos) << e.message;
@@ -322,8 +362,8 @@ TEST (ElementFailure, EmptyModelFile)
 /* Not a loadable: the message says what a loadable is and how trtexec makes one. */
 TEST (ElementFailure, NotALoadable)
 {
-  const std::string path =
-      temp_file ("dlainfer-not-loadable.engine", "this is a TensorRT plan, not a loadable");
+  TempDir tmp;
+  const std::string path = tmp.file ("not-loadable.engine", "this is a TensorRT plan, not a loadable");
   const BusError e = run_until_error (pipeline_with ("model=" + path));
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "is not a DLA loadable");
   EXPECT_NE (e.message.find ("trtexec"), std::string::npos) << e.message;
@@ -333,8 +373,8 @@ TEST (ElementFailure, NotALoadable)
 /* The cuDLA library named by DLAINFER_CUDLA_LIBRARY is missing: LIBRARY/INIT naming the file. */
 TEST (ElementFailure, CudlaLibraryMissing)
 {
-  const std::string model =
-      temp_file ("dlainfer-swdla-magic.bin", std::string ("SWDLAMDL") + std::string (56, '\0'));
+  TempDir tmp;
+  const std::string model = tmp.file ("swdla-magic.bin", std::string ("SWDLAMDL") + std::string (56, '\0'));
   g_setenv ("DLAINFER_CUDLA_LIBRARY", "/nonexistent/libcudla.so.1", TRUE);
   const BusError e = run_until_error (pipeline_with ("model=" + model));
   g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
@@ -353,9 +393,56 @@ TEST (ElementFailure, LabelsFileMissing)
 
 TEST (ElementFailure, LabelsDeepStreamStyle)
 {
-  const std::string labels = temp_file ("dlainfer-ds-labels.txt", "cat;dog;bird\n");
+  TempDir tmp;
+  const std::string labels = tmp.file ("ds-labels.txt", "cat;dog;bird\n");
   const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin labels=" + labels));
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "one label per line");
+}
+
+/* A wrong mean or std fails start with an error naming the property, its value and what it takes.
+ * The settings are checked before anything else: the model file (missing here) is opened after. */
+TEST (ElementFailure, BadMeanStdAtStart)
+{
+  {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin mean=\"<0.5,0.5>\""));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "Property 'mean' is <0.5, 0.5> (2 values): it takes 3 numbers");
+  }
+  {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin std=\"<0,1,1>\""));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "Property 'std' is <0, 1, 1> (3 values): it takes 3 numbers > 0");
+  }
+  {
+    const BusError e = run_until_error (pipeline_with ("std=\"<1,1,1,1>\""));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "Property 'std' is <1, 1, 1, 1>");
+  }
+}
+
+/* The debug text of an error names the code that failed, not the helper that posts it. */
+TEST (ElementFailure, ErrorDebugNamesTheCaller)
+{
+  const BusError e = run_until_error (pipeline_with ("model=/nonexistent/model.bin"));
+  EXPECT_TRUE (e.posted);
+  EXPECT_EQ (e.debug.find ("post_status"), std::string::npos) << e.debug;
+  EXPECT_NE (e.debug.find ("gst_dla_infer_start"), std::string::npos) << e.debug;
+}
+
+/* `stats` is notified at EOS (and at most once a second while frames flow: a GPU test). */
+TEST (Element, StatsNotifiedAtEos)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  int stats = 0, info = 0;
+  g_signal_connect (e, "notify::stats",
+                    G_CALLBACK (+[] (GObject *, GParamSpec *, gpointer n) { ++*(int *)n; }), &stats);
+  g_signal_connect (e, "notify::model-info",
+                    G_CALLBACK (+[] (GObject *, GParamSpec *, gpointer n) { ++*(int *)n; }), &info);
+  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (e);
+  klass->sink_event (GST_BASE_TRANSFORM (e), gst_event_new_eos ());
+  EXPECT_EQ (stats, 1);
+  EXPECT_EQ (info, 0) << "model-info only after a start";
+  gst_object_unref (e);
 }
 
 /* With a real (software) cuDLA library and model but no CUDA device, start fails with a clear
