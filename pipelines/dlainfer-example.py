@@ -65,8 +65,12 @@ def analytics_results(analytics, buf):
         if rmeta is None:
             return None
         out = []
-        for mtd_id in range(rmeta.get_length()):
+        mtd_id = 0
+        # Ids are dense from 0; get_mtd(id, 0) (any type) is False past the last. get_length() is
+        # not in the typelib.
+        while rmeta.get_mtd(mtd_id, 0)[0]:
             ok, cls = rmeta.get_cls_mtd(mtd_id)
+            mtd_id += 1
             if not ok:
                 continue
             for i in range(cls.get_length()):

@@ -54,6 +54,8 @@ Gst.init(None)
 spec = importlib.util.spec_from_file_location("dlainfer_example", EXAMPLE)
 example = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(example)
+analytics = example.load_gi()[3]  # GstAnalytics, or None (GStreamer < 1.24 or no typelib)
+print(f"GStreamer {Gst.version_string()}, GstAnalytics from Python: {analytics is not None}")
 
 # Per frame: (results [(class_id, label, confidence)], element, backend, core, carried, age); None: no meta.
 FRAMES = [
@@ -100,6 +102,10 @@ def test_attach():
         buf.pts, buf.duration, buf.offset = n * Gst.SECOND // 30, Gst.SECOND // 30, n
         if spec is not None:
             add_meta(buf, spec)
+        if n == 0 and analytics is not None:  # GStreamer >= 1.24: the example's GstAnalytics path too
+            rmeta = analytics.buffer_add_analytics_relation_meta(buf)
+            ok, _ = rmeta.add_cls_mtd([0.75, 0.25], [q("red"), q("blue")])
+            check(ok, "GstAnalytics: a classification added from Python")
         src.emit("push-buffer", buf)
     src.emit("end-of-stream")
     for n, spec in enumerate(FRAMES):
@@ -109,7 +115,11 @@ def test_attach():
             break
         buf = sample.get_buffer()
         meta = GstDlaInfer.buffer_get_dla_classification_meta(buf)
-        rec = json.loads(example.frame_json(GstDlaInfer, Gst, buf, n))
+        rec = json.loads(example.frame_json(GstDlaInfer, Gst, buf, n, analytics))
+        if n == 0 and analytics is not None:
+            check(rec.pop("analytics", None) == [{"label": "red", "confidence": 0.75},
+                                                  {"label": "blue", "confidence": 0.25}],
+                  "frame 0: the example reads GstAnalytics' classification")
         check(rec["frame"] == n and rec["pts"] == n * Gst.SECOND // 30, f"frame {n}: example's frame and pts")
         if spec is None:
             check(meta is None, f"frame {n}: no meta")
@@ -161,9 +171,13 @@ def run_example(env_changes, *args):
 def test_messages():
     with tempfile.TemporaryDirectory() as empty:
         # No typelib: GI_TYPELIB_PATH without ours (the test's points at the build tree).
-        r = run_example({"GI_TYPELIB_PATH": empty}, "--model", "m.loadable")
+        # (Only our directory leaves the path: under .ci/gst-1.24.2-env.sh Gst-1.0 comes from it too.)
+        others = [d for d in os.environ.get("GI_TYPELIB_PATH", "").split(os.pathsep)
+                  if d and not os.path.exists(os.path.join(d, "GstDlaInfer-1.0.typelib"))]
+        typelib_path = os.pathsep.join(others + [empty])
+        r = run_example({"GI_TYPELIB_PATH": typelib_path}, "--model", "m.loadable")
         probe = subprocess.run([sys.executable, "-c", "import gi; gi.require_version('GstDlaInfer', '1.0')"],
-                               env=dict(os.environ, GI_TYPELIB_PATH=empty), capture_output=True)
+                               env=dict(os.environ, GI_TYPELIB_PATH=typelib_path), capture_output=True)
         if probe.returncode == 0:
             print("note: a GstDlaInfer typelib is installed system-wide: the missing-typelib message is not checked")
         else:
