@@ -17,7 +17,8 @@ CUDA=$(realpath /usr/local/cuda)
 PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
-  gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core"
+  gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core \
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"
 
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   echo "debian13: creating $ROOT with debootstrap (trixie, minbase)"

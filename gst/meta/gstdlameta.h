@@ -74,9 +74,19 @@ typedef struct {
   gpointer _gst_reserved[GST_PADDING_LARGE];
 } GstDlaClassificationMeta;
 
+/**
+ * gst_dla_classification_meta_api_get_type:
+ *
+ * Returns: the #GType of the classification meta's API
+ */
 GST_DLA_API GType gst_dla_classification_meta_api_get_type (void);
 #define GST_DLA_CLASSIFICATION_META_API_TYPE (gst_dla_classification_meta_api_get_type ())
 
+/**
+ * gst_dla_classification_meta_get_info:
+ *
+ * Returns: (transfer none): the #GstMetaInfo of the classification meta
+ */
 GST_DLA_API const GstMetaInfo *gst_dla_classification_meta_get_info (void);
 #define GST_DLA_CLASSIFICATION_META_INFO (gst_dla_classification_meta_get_info ())
 
@@ -99,26 +109,72 @@ GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta_ful
     GstBuffer *buffer, const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend,
     gint dla_core, gboolean carried, guint age);
 
-/* The first version's add: @dla_core -1, @carried FALSE, @age 0. */
+/**
+ * gst_buffer_add_dla_classification_meta:
+ * @buffer: a writable buffer
+ * @results: (array length=n_results) (nullable): the results, already sorted, best first
+ * @n_results: how many
+ * @element: the producing element's name, as a quark
+ * @backend: "dla" or "swdla", as a quark
+ *
+ * The first version's add: @dla_core -1, @carried FALSE, @age 0.
+ *
+ * Returns: (transfer none) (nullable): the meta
+ */
 GST_DLA_API GstDlaClassificationMeta *gst_buffer_add_dla_classification_meta (
     GstBuffer *buffer, const GstDlaClassification *results, guint n_results, GQuark element, GQuark backend);
 
-/* The first classification meta of @buffer, or NULL. */
+/**
+ * gst_buffer_get_dla_classification_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): the first classification meta of @buffer, or %NULL
+ */
 GST_DLA_API GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta (GstBuffer *buffer);
 
-/* The classification meta that the element named @element_name added, or NULL. */
+/**
+ * gst_buffer_get_dla_classification_meta_for_element:
+ * @buffer: a buffer
+ * @element_name: the name of a dlainfer element
+ *
+ * Returns: (transfer none) (nullable): the classification meta that the element named
+ *   @element_name added, or %NULL
+ */
 GST_DLA_API GstDlaClassificationMeta *gst_buffer_get_dla_classification_meta_for_element (
     GstBuffer *buffer, const gchar *element_name);
 
-/* The label of result @index, or NULL when @index >= n_results. */
+/**
+ * gst_dla_classification_meta_get_label:
+ * @meta: a #GstDlaClassificationMeta
+ * @index: which result, from 0 (best first)
+ *
+ * Returns: (transfer none) (nullable): the label of result @index, or %NULL when @index >= the
+ *   number of results
+ */
 GST_DLA_API const gchar *gst_dla_classification_meta_get_label (const GstDlaClassificationMeta *meta,
                                                                 guint index);
 
-/* The producing element's name and the backend as strings. */
+/**
+ * gst_dla_classification_meta_get_element_name:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: (transfer none) (nullable): the name of the element that produced the results
+ */
 GST_DLA_API const gchar *gst_dla_classification_meta_get_element_name (const GstDlaClassificationMeta *meta);
+/**
+ * gst_dla_classification_meta_get_backend:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: (transfer none) (nullable): "dla" (the hardware) or "swdla" (the software DLA)
+ */
 GST_DLA_API const gchar *gst_dla_classification_meta_get_backend (const GstDlaClassificationMeta *meta);
 
-/* The number of results (0 when no class passed the threshold). */
+/**
+ * gst_dla_classification_meta_get_n_results:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: the number of results (0 when no class passed the threshold)
+ */
 GST_DLA_API guint gst_dla_classification_meta_get_n_results (const GstDlaClassificationMeta *meta);
 
 /**
@@ -135,11 +191,27 @@ GST_DLA_API gboolean gst_dla_classification_meta_get_result (const GstDlaClassif
                                                              guint index, gint *class_id, const gchar **label,
                                                              gfloat *confidence);
 
-/* TRUE when the frame was not inferred and the results are the last ones, carried forward. */
+/**
+ * gst_dla_classification_meta_get_carried:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: %TRUE when the frame was not inferred and the results are the last ones, carried forward
+ */
 GST_DLA_API gboolean gst_dla_classification_meta_get_carried (const GstDlaClassificationMeta *meta);
-/* Frames since the results were inferred (0 on the inferred frame). */
+/**
+ * gst_dla_classification_meta_get_age:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: frames since the results were inferred (0 on the inferred frame)
+ */
 GST_DLA_API guint gst_dla_classification_meta_get_age (const GstDlaClassificationMeta *meta);
-/* The DLA core that produced the results, -1 when unknown (a meta added by the first version's add). */
+/**
+ * gst_dla_classification_meta_get_dla_core:
+ * @meta: a #GstDlaClassificationMeta
+ *
+ * Returns: the DLA core that produced the results, -1 when unknown (a meta added by the first
+ *   version's add)
+ */
 GST_DLA_API gint gst_dla_classification_meta_get_dla_core (const GstDlaClassificationMeta *meta);
 
 G_END_DECLS

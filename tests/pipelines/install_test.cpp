@@ -198,3 +198,38 @@ TEST_F (Installed, ExampleBuildsWithPkgConfigAndRuns)
              std::string::npos)
       << libs.out;
 }
+
+/* Introspection (-Dintrospection, on in CI): the typelib and the .gir where the README says, the
+ * .gir naming the pkg-config package and library of the same API version (1.0), and the installed
+ * Python example loading the installed typelib (it then stops at the plugin, kept off its path). */
+TEST_F (Installed, TypelibAndPythonExample)
+{
+  if (need ("DLAINFER_INTROSPECTION") != "1")
+    GTEST_SKIP () << "built without introspection (-Dintrospection)";
+  const std::string typelib_dir = root_ + need ("DLAINFER_LIBDIR") + "/girepository-1.0";
+  const std::string gir = root_ + need ("DLAINFER_DATADIR") + "/gir-1.0/GstDlaInfer-1.0.gir";
+  const std::string example =
+      root_ + need ("DLAINFER_DATADIR") + "/gst-dlainfer/examples/dlainfer-example.py";
+  for (const std::string &f : {typelib_dir + "/GstDlaInfer-1.0.typelib", gir, example})
+    EXPECT_TRUE (g_file_test (f.c_str (), G_FILE_TEST_EXISTS)) << f << "\n" << install_->out;
+  EXPECT_TRUE (g_file_test (example.c_str (), G_FILE_TEST_IS_EXECUTABLE)) << example;
+  const std::string text = read_file (gir);
+  for (const char *s :
+       {"<package name=\"gstreamer-dlainfer-1.0\"/>", "<include name=\"Gst\" version=\"1.0\"/>",
+        "shared-library=\"libgstdlainfer-1.0.so.0\"", "name=\"buffer_get_dla_classification_meta\""})
+    EXPECT_NE (text.find (s), std::string::npos) << s;
+  EXPECT_TRUE (
+      g_file_test ((root_ + need ("DLAINFER_LIBDIR") + "/pkgconfig/gstreamer-dlainfer-1.0.pc").c_str (),
+                   G_FILE_TEST_EXISTS));
+
+  if (run ({"/usr/bin/python3", "-c", "import gi"}, {}).status != 0 && !g_getenv ("CI"))
+    GTEST_SKIP () << "no PyGObject in /usr/bin/python3 (python3-gi)";
+  const std::string typelib_path =
+      typelib_dir + (g_getenv ("GI_TYPELIB_PATH") ? std::string (":") + need ("GI_TYPELIB_PATH") : "");
+  const Outcome r =
+      run_installed ({"/usr/bin/python3", example, "--model", "m.loadable"},
+                     {{"GI_TYPELIB_PATH", typelib_path}, {"GST_PLUGIN_PATH", *tmp_ / "no-plugins"}});
+  EXPECT_EQ (r.status, 1) << r.out;
+  EXPECT_NE (r.out.find ("the dlainfer element is missing"), std::string::npos) << r.out;
+  EXPECT_EQ (r.out.find ("GstDlaInfer-1.0 is missing"), std::string::npos) << r.out;
+}
