@@ -84,7 +84,7 @@ void expect_results (const Outcome &r, int frames, const std::string &label)
 {
   EXPECT_EQ (r.status, 0) << r.out;
   EXPECT_NE (r.out.find ("Got EOS"), std::string::npos) << r.out;
-  EXPECT_EQ (count_lines_with (r.out, {"pipeline: ", " gst-launch-1.0 -e -m ", " post-messages=true "}), 1)
+  EXPECT_EQ (count_lines_with (r.out, {"pipeline: ", "gst-launch-1.0 -e -m ", " post-messages=true "}), 1)
       << "the script did not launch with post-messages=true and -m\n"
       << r.out;
   int messages = 0, labelled = 0, confident = 0;
