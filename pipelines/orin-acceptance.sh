@@ -97,7 +97,7 @@ for line in "${TWINS[@]}"; do
   out=$("$INSPECT" "${LOADABLE[$name]}" 2>&1); rc=$?
   if [ -z "$first" ]; then
     first=$name
-    # cudlaGetVersion's encoding, cudlaSetTaskTimeoutInMs's presence, the core count (reference section 7).
+    # cudlaGetVersion's encoding, cudlaSetTaskTimeoutInMs's presence, the core count (docs/cudla.md, what is unverified).
     probe "library $(grep '^library:' <<< "$out" | cut -d' ' -f3-) $(grep '^device:' <<< "$out" | sed 's/^device: //')"
   fi
   grep -E '^(input|output) |^  (raw|reading):' <<< "$out" | sed "s/^/INFO descriptor $name: /" >> "$REPORT"
