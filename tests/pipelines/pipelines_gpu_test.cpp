@@ -106,6 +106,24 @@ void expect_results (const Outcome &r, int frames, const std::string &label)
 
 /* The README's demo (set-up skipped: the test build has everything): 8 colours, each recognised,
  * one line per frame, 8 PNG frames. */
+/* On a machine with a GPU, devices hidden by CUDA_VISIBLE_DEVICES are named as the cause (not the
+ * driver), and the probe finds the device once the variable is gone. */
+TEST (CudaProbe, NamesTheVariableThatHidesTheDevices)
+{
+  const Outcome hidden = run ({pipelines_build () + "/cuda-probe"}, {{"CUDA_VISIBLE_DEVICES", "-1"}}, true);
+  EXPECT_EQ (hidden.status, 3) << hidden.out;
+  EXPECT_NE (hidden.out.find ("no CUDA device visible: CUDA_VISIBLE_DEVICES=\"-1\" hides them"),
+             std::string::npos)
+      << hidden.out;
+  gchar **envp = g_get_environ ();
+  const bool set = g_environ_getenv (envp, "CUDA_VISIBLE_DEVICES") != nullptr;
+  g_strfreev (envp);
+  if (!set) {
+    const Outcome seen = run ({pipelines_build () + "/cuda-probe"}, {}, true);
+    EXPECT_EQ (seen.status, 0) << seen.out;
+  }
+}
+
 TEST (Demo, ClassifiesEveryColourAndWritesPngs)
 {
   REQUIRE_SWDLA ();
