@@ -73,18 +73,22 @@ TEST_P (Engine, ColoursEveryLayout)
   }
 }
 
+/* A test name from a model name (gtest takes no '-'). */
+std::string model_test_name (const testing::TestParamInfo<std::string> &i)
+{
+  std::string s = i.param;
+  for (char &ch : s)
+    if (ch == '-')
+      ch = '_';
+  return s;
+}
+
 INSTANTIATE_TEST_SUITE_P (Layouts, Engine,
                           testing::Values ("colours", "colours-fp16-dla_linear", "colours-fp16-dla_hwc4",
                                            "colours-int8-chw32", "colours-int8-dla_linear",
                                            "colours-int8-dla_hwc4", "colours-out-fp16-dla_linear",
                                            "colours-out-int8-chw32", "colours-out-int8-dla_linear"),
-                          [] (const testing::TestParamInfo<std::string> &i) {
-                            std::string s = i.param;
-                            for (char &ch : s)
-                              if (ch == '-')
-                                ch = '_';
-                            return s;
-                          });
+                          model_test_name);
 
 /* The read-out model's output is a 4x4 grid of channel means (AdaptiveAvgPool2d cells): a wrong
  * row stride, plane stride or channel order cannot pass. */
@@ -136,13 +140,7 @@ INSTANTIATE_TEST_SUITE_P (Layouts, Readout,
                                            "readout-w225-int8-dla_hwc4", "readout-out-fp16-dla_linear",
                                            "readout-out-int8-chw32", "readout-grey",
                                            "readout-grey-fp16-dla_hwc4"),
-                          [] (const testing::TestParamInfo<std::string> &i) {
-                            std::string s = i.param;
-                            for (char &ch : s)
-                              if (ch == '-')
-                                ch = '_';
-                            return s;
-                          });
+                          model_test_name);
 
 TEST (EngineFlow, BatchOfTwo)
 {
