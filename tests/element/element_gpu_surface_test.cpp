@@ -654,6 +654,31 @@ TEST_F (Surface, Int8InputWithInputScale)
   EXPECT_NE (e.message.find ("input-scale"), std::string::npos) << e.message;
 }
 
+/* One red frame through the INT8-output colours model with `props`; its result (found false, and a
+ * failure recorded, when no sample came). */
+Result red_through_int8_output (const std::string &props)
+{
+  Pipeline p (
+      "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
+      "dlainfer name=infer " +
+      props + " model=" + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") +
+      " ! appsink name=sink sync=false");
+  const uint32_t red = kColours[2].rgb;
+  if (!p.play () || !p.push (rgba_frame (320, 240, [red] (int, int) { return red; }))) {
+    ADD_FAILURE () << "the pipeline did not take the frame: " << props;
+    return Result ();
+  }
+  GstSample *smp = p.pull ();
+  if (!smp) {
+    ADD_FAILURE () << "no sample: " << props;
+    return Result ();
+  }
+  Result r = result_of (gst_sample_get_buffer (smp));
+  gst_sample_unref (smp);
+  p.stop ();
+  return r;
+}
+
 /* An INT8 output model (scale 1/8) classifies with output-scale, whose value scales the logits
  * before the softmax (half the scale: a flatter distribution), and refuses to start without it. */
 TEST_F (Surface, Int8OutputWithOutputScale)
@@ -661,23 +686,11 @@ TEST_F (Surface, Int8OutputWithOutputScale)
   float top[2] = {0.f, 0.f};
   const char *scales[2] = {"0.125", "0.0625"};
   for (int k = 0; k < 2; ++k) {
-    Pipeline p (
-        "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-        "dlainfer name=infer output-scale=" +
-        std::string (scales[k]) + " model=" + model ("colours-out-int8-chw32") +
-        " labels=" + labels_of ("colours") + " ! appsink name=sink sync=false");
-    ASSERT_TRUE (p.play ());
-    const uint32_t red = kColours[2].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
-    GstSample *smp = p.pull ();
-    ASSERT_NE (smp, nullptr);
-    const Result r = result_of (gst_sample_get_buffer (smp));
-    gst_sample_unref (smp);
+    const Result r = red_through_int8_output ("output-scale=" + std::string (scales[k]));
     ASSERT_TRUE (r.found);
     ASSERT_FALSE (r.labels.empty ());
     EXPECT_EQ (r.labels[0], "red");
     top[k] = r.confidences[0];
-    p.stop ();
   }
   EXPECT_GT (top[0], 0.9f);
   EXPECT_LT (top[1], top[0]) << "output-scale is not applied to the logits";
@@ -686,24 +699,11 @@ TEST_F (Surface, Int8OutputWithOutputScale)
    * scale halves every score, and every score over its scale is a whole q in [-128, 127]. */
   std::vector<float> raw[2];
   for (int k = 0; k < 2; ++k) {
-    Pipeline p (
-        "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
-        "dlainfer name=infer " +
-        std::string (kRawScores) + " output-scale=" + scales[k] +
-        " model=" + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") +
-        " ! appsink name=sink sync=false");
-    ASSERT_TRUE (p.play ());
-    const uint32_t red = kColours[2].rgb;
-    ASSERT_TRUE (p.push (rgba_frame (320, 240, [red] (int, int) { return red; })));
-    GstSample *smp = p.pull ();
-    ASSERT_NE (smp, nullptr);
-    const Result r = result_of (gst_sample_get_buffer (smp));
-    gst_sample_unref (smp);
+    const Result r = red_through_int8_output (std::string (kRawScores) + " output-scale=" + scales[k]);
     ASSERT_EQ (r.ids.size (), 8u);
     raw[k].assign (8, 0.f);
     for (size_t i = 0; i < 8; ++i)
       raw[k][size_t (r.ids[i])] = r.confidences[i];
-    p.stop ();
   }
   for (int c = 0; c < 8; ++c) {
     EXPECT_FLOAT_EQ (raw[0][c], 2.f * raw[1][c]) << "class " << c;
