@@ -23,4 +23,12 @@ inline int64_t swdla_core_tasks (int core)
   return n;
 }
 
+/* A baseline for swdla_core_tasks taken before anything in the process has loaded swdla (a pipeline
+ * that has not started yet): swdla counts from its load, so "not loaded" is 0 tasks so far. */
+inline int64_t swdla_core_tasks_before_load (int core)
+{
+  const int64_t n = swdla_core_tasks (core);
+  return n < 0 ? 0 : n;
+}
+
 }  // namespace dlainfer_test
