@@ -67,9 +67,11 @@ if [ -n "${GPU_HOST_BENCH:-}" ]; then
       || skip+=(--exclude="tests/bench-$name")
   done
 fi
-# What the GPU suites need (object files, CPU test programs, logs left out).
+# What the GPU suites need (object files, CPU test programs, logs, and the ONNX twins' copy that only
+# the CPU test onnx-twins reads, left out: the orin kit's copy travels).
 pack() {  # pack ARCHIVE DIR...
   tar czf "$1" "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
+    --exclude='tests/tools/onnx-twins' \
     --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' \
     --exclude='*.p/*.cu.o' "${@:2}"
   local size; size=$(stat -c %s "$1")
