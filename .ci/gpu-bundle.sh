@@ -67,6 +67,8 @@ if [ -n "${GPU_HOST_BENCH:-}" ]; then
       || skip+=(--exclude="tests/bench-$name")
   done
 fi
+# GPU_HOST_NO_SUITE="orin-kit" (as for gpu-host-run.sh): the Orin kit's data stays here too.
+[[ " ${GPU_HOST_NO_SUITE:-} " != *" orin-kit "* ]] || skip+=(--exclude='orin-kit')
 # What the GPU suites need (object files, CPU test programs, logs, and the ONNX twins' copy that only
 # the CPU test onnx-twins reads, left out: the orin kit's copy travels).
 pack() {  # pack ARCHIVE DIR...

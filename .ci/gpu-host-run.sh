@@ -9,7 +9,8 @@
 #   per device call when the archives together exceed what a call carries.
 # GPU_HOST_BENCH="name ..." runs only those benchmarks (none: no benchmark); GPU_HOST_BENCH_126=0
 #   none on the 1.26 build; GPU_HOST_BENCH_1242=1 also on the 1.24.2 build (default off);
-#   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_DIRECT=1 runs the tests directly from
+#   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_NO_SUITE="orin-kit" leaves out the tests of
+#   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out). GPU_HOST_DIRECT=1 runs the tests directly from
 #   meson-info without trying `meson test` first.
 #
 # Here a GPU is required: a gpu test that skips (exit 77) counts as a failure, and so do a failed or
@@ -45,14 +46,15 @@ python=$(command -v python3)
 # OUT/TAG.json (testlog.json format), through meson test, else directly from intro-tests.json.
 run_tests() {
   local id=$1 tag=$2; shift 2
-  local b=${DIR[$id]} log="$OUT/$tag.txt" json="$OUT/$tag.json" wrap=()
-  [ -z "$BUNDLE_EXE_WRAPPER" ] || wrap=(--wrapper "$BUNDLE_EXE_WRAPPER")
+  local b=${DIR[$id]} log="$OUT/$tag.txt" json="$OUT/$tag.json" opts=() s
+  [ -z "$BUNDLE_EXE_WRAPPER" ] || opts=(--wrapper "$BUNDLE_EXE_WRAPPER")
+  for s in ${GPU_HOST_NO_SUITE:-}; do opts+=(--no-suite "$s"); done
   rm -f "$b/meson-logs/$tag"*.json
   mkdir -p "$b/meson-logs"
   if [ "${GPU_HOST_DIRECT:-0}" = 1 ]; then
     echo "GPU_HOST_DIRECT=1: meson test not tried" > "$log"
   else
-    meson test -C "$b" --no-rebuild --suite gpu "${wrap[@]}" --verbose --logbase "$tag" "$@" > "$log" 2>&1
+    meson test -C "$b" --no-rebuild --suite gpu "${opts[@]}" --verbose --logbase "$tag" "$@" > "$log" 2>&1
   fi
   local rc=$? mjson
   # (With --wrapper, meson appends the wrapper's name to the log's: TAG-ld-linux-x86-64.so.2.json.)
@@ -61,7 +63,7 @@ run_tests() {
     cp "$mjson" "$json"
   else
     echo "== ${LABEL[$id]}: meson test did not run this build dir ($(grep -m1 -o "references functions or classes that don't exist\|[A-Za-z]*Error: .*\|GPU_HOST_DIRECT=1" "$log" || echo "rc=$rc, see $log")); running meson-info's tests directly"
-    PYTHONPATH= "$python" .ci/gpu_tests.py run "$b" "$json" --suite gpu "${wrap[@]}" "$@" >> "$log" 2>&1
+    PYTHONPATH= "$python" .ci/gpu_tests.py run "$b" "$json" --suite gpu "${opts[@]}" "$@" >> "$log" 2>&1
   fi
 }
 

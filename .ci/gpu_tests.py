@@ -1,8 +1,8 @@
 """GPU host test runner and report, for build directories that `meson test` may refuse.
 
-  gpu_tests.py run BUILD_DIR LOG.json [--suite gpu] [--benchmark] [--wrapper CMD] [NAME...]
+  gpu_tests.py run BUILD_DIR LOG.json [--suite gpu] [--no-suite S]... [--benchmark] [--wrapper CMD] [NAME...]
       Runs the tests (or benchmarks) that meson-info/intro-tests.json (intro-benchmarks.json) lists
-      for the suite, each with its cmd, env, workdir and timeout, ELF programs of the build through
+      for the suite and none of the --no-suite ones, each with its cmd, env, workdir and timeout, ELF programs of the build through
       the wrapper (the bundle's loader: BUNDLE_EXE_WRAPPER), one at a time. Prints Meson-like lines
       and totals and writes LOG.json in meson's testlog.json format. Used where `meson test` cannot
       load the build (configured by another Python, e.g. the Debian 13 root's 3.13 on a 3.12 host:
@@ -32,11 +32,13 @@ def is_elf(path):
 
 
 def run(argv):
-    args, names, suite, bench, wrapper, mult = [], [], "gpu", False, "", 1.0
+    args, names, suite, bench, wrapper, mult, skip = [], [], "gpu", False, "", 1.0, []
     it = iter(argv)
     for a in it:
         if a == "--suite":
             suite = next(it)
+        elif a == "--no-suite":
+            skip.append(next(it))
         elif a == "--benchmark":
             bench = True
         elif a == "--wrapper":
@@ -48,7 +50,8 @@ def run(argv):
         else:
             names.append(a)
     if len(args) != 2:
-        sys.exit("usage: gpu_tests.py run BUILD_DIR LOG.json [--suite S] [--benchmark] [--wrapper CMD] [NAME...]")
+        sys.exit("usage: gpu_tests.py run BUILD_DIR LOG.json [--suite S] [--no-suite S]... [--benchmark] "
+                 "[--wrapper CMD] [NAME...]")
     build, log = os.path.abspath(args[0]), args[1]
     intro = os.path.join(build, "meson-info", "intro-benchmarks.json" if bench else "intro-tests.json")
     try:
@@ -56,7 +59,10 @@ def run(argv):
             tests = json.load(f)
     except OSError as e:
         sys.exit(f"gpu_tests: cannot read {intro} ({e.strerror}): is {build} a configured meson build directory?")
-    tests = [t for t in tests if any(s == suite or s.endswith(":" + suite) for s in t["suite"])]
+    def in_suite(t, name):
+        return any(s == name or s.endswith(":" + name) for s in t["suite"])
+
+    tests = [t for t in tests if in_suite(t, suite) and not any(in_suite(t, n) for n in skip)]
     if names:
         unknown = set(names) - {t["name"] for t in tests}
         if unknown:
