@@ -2,7 +2,8 @@
 # gpu-host-run.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh packed for:
 # unpacks what was carried (.gpu-carry.tar.gz and/or .gpu-carry-ID.tar.gz), runs the gpu suite of each
 # build, benchmarks, compute-sanitizer on the kernel test and the element (native build), and leaves
-# the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout.
+# the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout. Where .gpu-python.tar.gz was
+# carried too (.ci/python-bundle.sh), the Python example runs with it (.ci/gpu-host-python.sh).
 #
 # GPU_HOST_BUILDS="122 126 1242" (default all three) picks the builds: 122 the native build/
 #   (GStreamer 1.22), 126 build-126 (Debian 13's 1.26), 1242 build-1242 (the target's 1.24.2); one
@@ -117,6 +118,11 @@ for id in $BUILDS; do
     done
   fi
 done
+# The Python example end to end with the bundled Python 3.11 and PyGObject, where .ci/python-bundle.sh's
+# archive was carried with the native build's.
+if [ -f .gpu-python.tar.gz ] && [[ " $BUILDS " == *" 122 "* ]]; then
+  GPU_HOST_UNPACKED=1 bash .ci/gpu-host-python.sh "$OUT" || fail "the Python example (.ci/gpu-host-python.sh; logs in $OUT/python-*)"
+fi
 # The PyTorch column of the preprocessing benchmark (the host's own Python with torch).
 if [ "${GPU_HOST_TORCH:-1}" = 1 ] && [[ " $BUILDS " == *" 122 "* ]]; then
   python3 tests/kernels/preprocess_torch_bench.py > "$OUT/torch.txt" 2>&1
