@@ -13,6 +13,14 @@ Status SlotRing::check_exists (int slot) const
   return Status::Ok ();
 }
 
+int SlotRing::busy () const
+{
+  int n = 0;
+  for (State s : states_)
+    n += s != State::kFree;
+  return n;
+}
+
 Status SlotRing::acquire (int *slot)
 {
   for (int i = 0; i < size (); ++i)

@@ -30,6 +30,8 @@ class SlotRing {
   Status check_in_flight (int slot) const;
   /* The task ended (or its submit was refused): the slot is free again. */
   void ended (int slot) { states_[size_t (slot)] = State::kFree; }
+  /* Slots acquired or in flight. */
+  int busy () const;
   /* Whether `slot` exists. */
   Status check_exists (int slot) const;
 

@@ -12,7 +12,7 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
   const std::string why = swdla_missing ();
   if (!why.empty ())
     GTEST_FAIL () << why;
-  g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "2", TRUE);
+  g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "3", TRUE); /* the 2nd frame's: task 1 is the warm-up */
   {
     Pipeline p (
         "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "

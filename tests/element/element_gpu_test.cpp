@@ -669,11 +669,11 @@ TEST_F (ElementGpu, CudlaRefusesTheDevice)
   EXPECT_NE (e.message.find ("cudlaErrorInvalidDevice (8)"), std::string::npos) << e.message;
 }
 
-/* A task that fails on the DLA (the 3rd): STREAM/FAILED naming cudlaGetLastError's status; two
- * frames came through first; the pipeline goes back to NULL. */
+/* A task that fails on the DLA (the 4th: the 3rd frame's, after the warm-up task at start): STREAM/FAILED
+ * naming cudlaGetLastError's status; two frames came through first; the pipeline goes back to NULL. */
 TEST_F (ElementGpu, TaskErrorAtRunTime)
 {
-  g_setenv ("SWDLA_TASK_ERROR", "3:cudlaErrorDlaErrInvalidInput", TRUE);
+  g_setenv ("SWDLA_TASK_ERROR", "4:cudlaErrorDlaErrInvalidInput", TRUE);
   Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
               infer ("colours") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
@@ -697,7 +697,7 @@ TEST_F (ElementGpu, TaskErrorAtRunTime)
  * pipeline reaches NULL quickly. */
 TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
 {
-  g_setenv ("SWDLA_HANG_MS", "1:60000", TRUE);
+  g_setenv ("SWDLA_HANG_MS", "2:60000", TRUE); /* the first frame's: task 1 is the warm-up */
   Pipeline p ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
               infer ("colours", "task-timeout=500") + " ! fakesink");
   const auto t0 = std::chrono::steady_clock::now ();
