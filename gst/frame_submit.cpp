@@ -77,14 +77,19 @@ GstFlowReturn refused_flow (GstDlaInfer *self, dlainfer::InFlight::Wait w)
   return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
 }
 
-/* The frame's times, at submit: for the result message and the hold. */
+/* The frame's times, at submit: for the result message and the hold. basetransform keeps the
+ * position only for buffers it pushes itself: the frame's end is the position now. */
 void stamp (GstDlaInfer *self, dlainfer::PendingFrame *f)
 {
-  const GstSegment &segment = GST_BASE_TRANSFORM (self)->segment;
+  GstSegment &segment = GST_BASE_TRANSFORM (self)->segment;
   f->submitted_at = std::chrono::steady_clock::now ();
+  const GstClockTime pts = GST_BUFFER_PTS (f->buffer);
+  if (segment.format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (pts)) {
+    f->running_time = gst_segment_to_running_time (&segment, GST_FORMAT_TIME, pts);
+    const GstClockTime duration = GST_BUFFER_DURATION (f->buffer);
+    segment.position = GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts;
+  }
   f->segment = segment;
-  if (segment.format == GST_FORMAT_TIME && GST_BUFFER_PTS_IS_VALID (f->buffer))
-    f->running_time = gst_segment_to_running_time (&segment, GST_FORMAT_TIME, GST_BUFFER_PTS (f->buffer));
 }
 
 }  // namespace
