@@ -387,8 +387,10 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
     }
     case GST_EVENT_FLUSH_STOP: {
       gst_dla_infer_drop_frames (self, std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self));
-      /* After a flush (a seek) the last result belongs elsewhere: it is never carried across. */
+      /* After a flush (a seek) the last result belongs elsewhere: it is never carried across; the
+       * stream starts over, and may fail (and say so) again. */
       priv->interval.reset ();
+      priv->stream_failed = false;
       const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
       gst_dla_infer_start_pushing (self);
       return ret;

@@ -363,7 +363,7 @@ TEST_F (ElementGpu, DlaCoreOne)
   p.stop ();
   /* Every core gives the same answer: swdla's own count shows dla-core reached cudlaCreateDevice. */
   ASSERT_GE (core0, 0) << "swdla's task accounting is not reachable";
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 2);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 3) << "the warm-up task and the 2 frames'";
   EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 0);
 }
 
@@ -400,8 +400,9 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
   gst_object_unref (ca);
   gst_object_unref (cb);
   p.stop ();
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 3);
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 3);
+  /* Each element's warm-up task at start, then the 3 frames'. */
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 4);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 4);
 }
 
 /* ---- stream changes and lifecycle ---- */
