@@ -30,6 +30,10 @@
  * deinterlace upstream. `mean` and `std` take three numbers each (std > 0); anything else is kept
  * as set and fails at start with an error naming the property.
  * `DLAINFER_CUDLA_LIBRARY` names another cuDLA library (the software DLA used by the tests).
+ *
+ * Up to `max-in-flight` DLA tasks are queued at once (default 2: one running, one queued); a task
+ * on the src pad pushes the frames in input order as their tasks end. Upstream pools are asked for
+ * that many more buffers, and the element's latency (LATENCY query) includes them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
