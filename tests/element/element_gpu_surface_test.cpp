@@ -516,8 +516,9 @@ TEST_F (Surface, StatsCountErrors)
   g_setenv ("SWDLA_TASK_ERROR", "4:cudlaErrorDlaErrInvalidInput", TRUE);
   Pipeline p (
       "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
-      "model=" +
-      model ("colours") + " ! fakesink");
+      "max-in-flight=1 model=" + /* one task at a time: the DLA's error state is per device */
+      model ("colours") +
+      " ! fakesink");
   ASSERT_TRUE (p.play ());
   const BusError e = p.wait_error (20 * GST_SECOND);
   g_unsetenv ("SWDLA_TASK_ERROR");
