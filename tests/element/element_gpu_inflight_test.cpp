@@ -133,6 +133,14 @@ GstHarness *harness (const std::string &extra)
   return h;
 }
 
+/* A harness with max-in-flight=4 and frames 0..3 pushed (in flight while the service is long). */
+GstHarness *four_in_flight (const Frames &frames)
+{
+  GstHarness *h = harness ("max-in-flight=4");
+  EXPECT_TRUE (push_frames (h, frames, 0, 4));
+  return h;
+}
+
 /* ---- order and identity ---- */
 
 /* N frames, colours cycling, under jittered service: each comes out in input order with its own
@@ -228,9 +236,8 @@ TEST_F (Inflight, EosDrainsEveryFrame)
 TEST_F (Inflight, DrainQueryWaitsForTheFramesInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}});
-  GstHarness *h = harness ("max-in-flight=4");
   const Frames frames;
-  ASSERT_TRUE (push_frames (h, frames, 0, 4));
+  GstHarness *h = four_in_flight (frames);
   EXPECT_LT (gst_harness_buffers_received (h), 4u) << "4 tasks of 20 ms ended before the query";
   GstQuery *q = gst_query_new_drain ();
   EXPECT_TRUE (gst_pad_peer_query (h->srcpad, q));
@@ -244,9 +251,8 @@ TEST_F (Inflight, DrainQueryWaitsForTheFramesInFlight)
 TEST_F (Inflight, CapsChangeDrainsFirst)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}});
-  GstHarness *h = harness ("max-in-flight=4");
   const Frames frames;
-  ASSERT_TRUE (push_frames (h, frames, 0, 4));
+  GstHarness *h = four_in_flight (frames);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=32,height=24,framerate=30/1");
   EXPECT_EQ (gst_harness_buffers_received (h), 4u) << "the CAPS event passed frames in flight";
   for (guint64 i = 4; i < 8; ++i) {
@@ -266,9 +272,8 @@ TEST_F (Inflight, CapsChangeDrainsFirst)
 TEST_F (Inflight, FlushPushesNoneOfTheFramesInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "200000"}});
-  GstHarness *h = harness ("max-in-flight=4");
   const Frames frames;
-  ASSERT_TRUE (push_frames (h, frames, 0, 4));
+  GstHarness *h = four_in_flight (frames);
   const auto t0 = Clock::now ();
   ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_start ()));
   ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
