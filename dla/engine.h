@@ -20,7 +20,9 @@
  * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
  * producer's from acquire to submit (or release), the consumer's from submit until the wait or
  * poll that ends the task, and host_output () and timings () are read by the consumer after that
- * and before the slot's next acquire. Open, describe and the destructor: one thread, nothing in
+ * and before the slot's next acquire: slots come back in turn (slot_ring.h), so one that just ended
+ * is acquired again only when every other slot is busy, which a caller that counts its tasks until
+ * it has read them never lets happen. Open, describe and the destructor: one thread, nothing in
  * flight elsewhere. The DLA's error state is per device, so with several tasks in flight a failure
  * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own. */
 #pragma once

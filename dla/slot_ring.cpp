@@ -23,12 +23,15 @@ int SlotRing::busy () const
 
 Status SlotRing::acquire (int *slot)
 {
-  for (int i = 0; i < size (); ++i)
+  for (int k = 0; k < size (); ++k) {
+    const int i = (next_ + k) % size ();
     if (states_[size_t (i)] == State::kFree) {
       states_[size_t (i)] = State::kAcquired;
       *slot = i;
+      next_ = (i + 1) % size ();
       return Status::Ok ();
     }
+  }
   return Status::Error (Code::kRuntime,
                         "all " + std::to_string (size ()) + " slot(s) have a task acquired or in flight");
 }
