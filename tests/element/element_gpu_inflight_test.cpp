@@ -398,6 +398,7 @@ TEST_F (Inflight, NotLinkedReachesUpstreamAndIsPosted)
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   GstElement *e = gst_element_factory_make ("dlainfer", "infer");
   ASSERT_NE (e, nullptr);
+  gst_object_ref_sink (e); /* ours, beside the harness's */
   g_object_set (e, "model", model ("colours").c_str (), nullptr);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (e, bus);
