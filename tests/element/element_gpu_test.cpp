@@ -702,8 +702,10 @@ TEST_F (ElementGpu, TaskErrorAtRunTime)
 TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
 {
   g_setenv ("SWDLA_HANG_MS", "2:60000", TRUE); /* the first frame's: task 1 is the warm-up */
+  /* One task at a time: a second task ending right after the hung one would overwrite the DLA's
+   * per-device error state before the host reads it (element-gpu-inflight covers several). */
   Pipeline p ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
-              infer ("colours", "task-timeout=500") + " ! fakesink");
+              infer ("colours", "task-timeout=500 max-in-flight=1") + " ! fakesink");
   const auto t0 = std::chrono::steady_clock::now ();
   ASSERT_TRUE (p.play ());
   const BusError e = p.wait_error (30 * GST_SECOND);
