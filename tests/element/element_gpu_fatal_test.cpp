@@ -13,7 +13,9 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
   if (!why.empty ())
     GTEST_FAIL () << why;
   g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "3", TRUE); /* the 2nd frame's: task 1 is the warm-up */
-  g_setenv ("SWDLA_SERVICE_US", "5000", TRUE);         /* several tasks in flight behind it */
+  /* Several tasks in flight behind it, each long enough that the host reads the DLA's per-device
+   * error state before the next task ends and overwrites it. */
+  g_setenv ("SWDLA_SERVICE_US", "20000", TRUE);
   {
     Pipeline p (
         "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
