@@ -24,7 +24,9 @@
  * is acquired again only when every other slot is busy, which a caller that counts its tasks until
  * it has read them never lets happen. Open, describe and the destructor: one thread, nothing in
  * flight elsewhere. The DLA's error state is per device, so with several tasks in flight a failure
- * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own. */
+ * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own; and
+ * where (as swdla does) each task overwrites that state, a failed task followed by one that ends
+ * before the host reads it goes unreported (its outputs are read as if it had run). */
 #pragma once
 
 #include <chrono>
