@@ -25,6 +25,18 @@ void tighten_timer_slack ()
 }
 }  // namespace
 
+TimerSlackScope::TimerSlackScope () : previous_ (prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0))
+{
+  if (previous_ >= 0 && (unsigned long)previous_ != CompletionWait::kTimerSlackNs)
+    prctl (PR_SET_TIMERSLACK, CompletionWait::kTimerSlackNs, 0, 0, 0);
+}
+
+TimerSlackScope::~TimerSlackScope ()
+{
+  if (previous_ >= 0 && (unsigned long)previous_ != CompletionWait::kTimerSlackNs)
+    prctl (PR_SET_TIMERSLACK, (unsigned long)previous_, 0, 0, 0);
+}
+
 void WakeOffset::woke (bool early)
 {
   offset_ = std::clamp<std::chrono::nanoseconds> (early ? offset_ + kStep : offset_ - kStep, kMin, kMax);
@@ -47,7 +59,7 @@ int CompletionWait::wait (void *event, std::chrono::steady_clock::time_point dea
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
   const nanoseconds expected = std::min<nanoseconds> (expected_.get (), kMaxSleep);
-  const auto alarm = start_ + expected + offset_.get ();
+  const auto alarm = begin_ + expected + offset_.get ();
   const bool sleep = expected > nanoseconds::zero () && alarm > steady_clock::now ();
   if (sleep) {
     tighten_timer_slack ();

@@ -10,6 +10,7 @@
  * would overshoot short tasks. */
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 
 namespace dla {
@@ -48,14 +49,37 @@ class ExpectedDuration {
   std::chrono::nanoseconds expected_{0}, last_{0};
 };
 
+/* The calling thread's timer slack set to CompletionWait::kTimerSlackNs for the scope, and put back
+ * after it: for threads the caller does not own (a GstTask's thread returns to a pool). */
+class TimerSlackScope {
+ public:
+  TimerSlackScope ();
+  ~TimerSlackScope ();
+  TimerSlackScope (const TimerSlackScope &) = delete;
+  TimerSlackScope &operator= (const TimerSlackScope &) = delete;
+
+ private:
+  long previous_ = -1;
+};
+
 class CompletionWait {
  public:
   static constexpr unsigned long kTimerSlackNs = 1000;
   static constexpr std::chrono::microseconds kLate{100};
   static constexpr std::chrono::microseconds kFirstNap{50}, kMaxNap{1000};
 
-  /* The slot's work was queued now. */
-  void started () { start_ = std::chrono::steady_clock::now (); }
+  /* The slot's work was queued now; the DLA is expected to begin it at `begin` at the earliest
+   * (the end of the tasks queued before it: the alarm counts from whichever is later). */
+  void started (std::chrono::steady_clock::time_point begin = {})
+  {
+    start_ = std::chrono::steady_clock::now ();
+    begin_ = std::max (start_, begin);
+  }
+  /* When the task is expected to end (its begin while the duration is unknown). */
+  std::chrono::steady_clock::time_point expected_end () const { return begin_ + expected_.get (); }
+  /* When the last wait (or poll) saw the task end. */
+  std::chrono::steady_clock::time_point ended_at () const { return end_; }
+  std::chrono::nanoseconds expected () const { return expected_.get (); }
   /* The work was seen done now, without wait () (a poll). */
   void ended () { end_ = std::chrono::steady_clock::now (); }
   /* A timed task took device_ms from its start event to its end event. */
@@ -70,7 +94,7 @@ class CompletionWait {
   float elapsed_ms () const { return std::chrono::duration<float, std::milli> (end_ - start_).count (); }
 
  private:
-  std::chrono::steady_clock::time_point start_{}, end_{};
+  std::chrono::steady_clock::time_point start_{}, begin_{}, end_{};
   ExpectedDuration expected_;
   WakeOffset offset_;
 };

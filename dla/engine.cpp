@@ -174,6 +174,7 @@ Status Engine::acquire (Task *task)
 {
   if (process_poisoned ())
     return fatal_status ();
+  std::lock_guard<std::mutex> lock (mutex_);
   int slot = -1;
   Status st = ring_.acquire (&slot);
   if (!st.ok ())
@@ -189,13 +190,16 @@ Status Engine::acquire (Task *task)
       return on_cuda_error (err, "cudaEventRecord (task start)");
     }
   }
-  s.wait.started ();
+  /* Behind the tasks already queued: its alarm counts from their expected end. */
+  s.wait.started (queue_end_);
+  queue_end_ = s.wait.expected_end ();
   *task = Task{slot, s.input_ptr (0), s.timed};
   return Status::Ok ();
 }
 
 void Engine::release (const Task &task)
 {
+  std::lock_guard<std::mutex> lock (mutex_);
   ring_.release (task.slot);
 }
 
@@ -209,6 +213,7 @@ TaskSlot *Engine::slot_for (const Task &task, Status (SlotRing::*check) (int) co
 Status Engine::submit (const Task &task, void *input_ready)
 {
   Status st;
+  std::lock_guard<std::mutex> lock (mutex_);
   TaskSlot *s = slot_for (task, &SlotRing::check_submit, &st);
   if (!s)
     return st;
@@ -239,15 +244,19 @@ Status Engine::submit (const Task &task, void *input_ready)
 Status Engine::wait (const Task &task, Deadline deadline)
 {
   Status st;
-  TaskSlot *s = slot_for (task, &SlotRing::check_in_flight, &st);
-  if (!s)
-    return st;
+  TaskSlot *s = nullptr;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    if (!(s = slot_for (task, &SlotRing::check_in_flight, &st)))
+      return st;
+  }
   ScopedContext scope (primary_context ());
-  /* The sync seam: the thread sleeps while the DLA works (completion_wait.h). */
+  /* The sync seam: the thread sleeps while the DLA works (completion_wait.h), without the mutex. */
   const int err = s->wait.wait (s->end_event (), deadline);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
                                               " had not finished by the caller's deadline");
+  std::lock_guard<std::mutex> lock (mutex_);
   return finish (task.slot, err);
 }
 
@@ -255,6 +264,7 @@ Status Engine::poll (const Task &task, bool *done)
 {
   *done = false;
   Status st;
+  std::lock_guard<std::mutex> lock (mutex_);
   TaskSlot *s = slot_for (task, &SlotRing::check_in_flight, &st);
   if (!s)
     return st;
@@ -267,11 +277,19 @@ Status Engine::poll (const Task &task, bool *done)
   return finish (task.slot, err);
 }
 
-/* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? */
+bool Engine::in_flight (int slot)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return ring_.check_in_flight (slot).ok ();
+}
+
+/* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The
+ * tasks still queued began when it ended: they end one expected duration after another. */
 Status Engine::finish (int slot, int cuda_err)
 {
   ring_.ended (slot);
   TaskSlot &s = *slots_[size_t (slot)];
+  queue_end_ = s.wait.ended_at () + ring_.busy () * s.wait.expected ();
   if (cuda_err != cudaSuccess)
     return on_cuda_error (cuda_err, "waiting for the DLA task");
   Status st = task_status ();

@@ -11,15 +11,29 @@
  *   wait (task, deadline)        the host waits (or poll (task, &done) checks without waiting)
  *   host_output (task.slot, i)   the outputs, valid until the slot is acquired again
  * Nobody launches work on the engine's stream but the engine. A slot acquired but not submitted
- * (its input could not be written) goes back with release (). Several slots may be in flight;
- * calls come from one thread at a time. After a DLA fault (cudaErrorExternalDevice, dla/fatal.h)
- * every engine refuses any further work. */
+ * (its input could not be written) goes back with release (). Several slots may be in flight.
+ * After a DLA fault (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
+ *
+ * Threads: one thread may acquire, write and submit (a producer) while another waits for and reads
+ * the tasks in flight (a consumer). The engine's mutex guards the slot ring, the engine's stream
+ * and every cuDLA call (cudlaSubmitTask, cudlaGetLastError); it is never held across the blocking
+ * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
+ * producer's from acquire to submit (or release), the consumer's from submit until the wait or
+ * poll that ends the task, and host_output () and timings () are read by the consumer after that
+ * and before the slot's next acquire: slots come back in turn (slot_ring.h), so one that just ended
+ * is acquired again only when every other slot is busy, which a caller that counts its tasks until
+ * it has read them never lets happen. Open, describe and the destructor: one thread, nothing in
+ * flight elsewhere. The DLA's error state is per device, so with several tasks in flight a failure
+ * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own; and
+ * where (as swdla does) each task overwrites that state, a failed task followed by one that ends
+ * before the host reads it goes unreported (its outputs are read as if it had run). */
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -98,6 +112,8 @@ class Engine {
   Status wait (const Task &task, Deadline deadline = kNoDeadline);
   /* Without blocking: *done tells whether the task ended; when it did, the status is wait ()'s. */
   Status poll (const Task &task, bool *done);
+  /* Whether `slot` has a task submitted and not yet seen ending. */
+  bool in_flight (int slot);
 
   /* CUDA-side pointer of a slot's input tensor; nullptr for a bad slot or index. The DLA-side
    * pointer never leaves the engine. */
@@ -114,7 +130,7 @@ class Engine {
   Status map_tensors ();
   Status make_slots ();
   Status fatal_status () const;
-  TaskSlot *slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st);
+  TaskSlot *slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st); /* mutex_ held */
   Status on_cuda_error (int err, const char *what);
   Status finish (int slot, int cuda_err);
   Status task_status ();
@@ -123,7 +139,11 @@ class Engine {
   std::unique_ptr<Impl> impl_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<std::unique_ptr<TaskSlot>> slots_;
+  std::mutex mutex_;
   SlotRing ring_;
+  /* When the DLA is expected to have ended every task acquired so far: where a new task's wait
+   * counts its alarm from (completion_wait.h). */
+  std::chrono::steady_clock::time_point queue_end_{};
 };
 
 }  // namespace dla

@@ -13,14 +13,25 @@ Status SlotRing::check_exists (int slot) const
   return Status::Ok ();
 }
 
+int SlotRing::busy () const
+{
+  int n = 0;
+  for (State s : states_)
+    n += s != State::kFree;
+  return n;
+}
+
 Status SlotRing::acquire (int *slot)
 {
-  for (int i = 0; i < size (); ++i)
+  for (int k = 0; k < size (); ++k) {
+    const int i = (next_ + k) % size ();
     if (states_[size_t (i)] == State::kFree) {
       states_[size_t (i)] = State::kAcquired;
       *slot = i;
+      next_ = (i + 1) % size ();
       return Status::Ok ();
     }
+  }
   return Status::Error (Code::kRuntime,
                         "all " + std::to_string (size ()) + " slot(s) have a task acquired or in flight");
 }

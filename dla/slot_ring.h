@@ -2,7 +2,9 @@
  * CUDA work so that misuse is tested on any machine:
  *   free -> acquired (acquire) -> submitted (submit) -> free (the task ended: wait or poll saw it,
  *   or the submit was refused); acquired -> free (release: the input could not be written).
- * Free slots are handed out lowest first. */
+ * Free slots are handed out in turn, from the one after the last acquired: a slot whose task just
+ * ended comes back only when no other is free, so its outputs can still be read while a producer
+ * on another thread acquires the next (engine.h). */
 #pragma once
 
 #include <vector>
@@ -19,7 +21,7 @@ class SlotRing {
   int size () const { return int (states_.size ()); }
   State state (int slot) const { return states_[size_t (slot)]; }
 
-  /* The lowest free slot, now acquired; kRuntime when every slot is acquired or in flight. */
+  /* The next free slot in turn, now acquired; kRuntime when every slot is acquired or in flight. */
   Status acquire (int *slot);
   /* Back to free: an acquired slot whose task will not be submitted (anything else: no-op). */
   void release (int slot);
@@ -30,11 +32,14 @@ class SlotRing {
   Status check_in_flight (int slot) const;
   /* The task ended (or its submit was refused): the slot is free again. */
   void ended (int slot) { states_[size_t (slot)] = State::kFree; }
+  /* Slots acquired or in flight. */
+  int busy () const;
   /* Whether `slot` exists. */
   Status check_exists (int slot) const;
 
  private:
   std::vector<State> states_;
+  int next_ = 0; /* where the next acquire starts looking */
 };
 
 }  // namespace dla

@@ -1,15 +1,22 @@
 /* gst-dlainfer: the dlainfer element's instance data, shared by its source files
- * (gstdlainfer.cpp: the element's life and per-frame flow; gstdlainferprops.cpp: its properties).
+ * (gstdlainfer.cpp: the element's life, events and queries; frame_submit.cpp: a frame from
+ * upstream to the DLA; push_loop.cpp: the src pad's task, from the DLA to downstream;
+ * gstdlainferprops.cpp: its properties; element_errors.cpp: errors on the bus).
  * Grouped by lifetime; each group is one part of the element with its own file. */
 #pragma once
 
 #include <gst/gst.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <string>
 
 #include "gst/cuda_context.h"
 #include "gst/frame_input.h"
 #include "gst/gstdlainfer.h"
+#include "gst/hold_latency.h"
+#include "gst/inflight.h"
 #include "gst/interval.h"
 #include "gst/model.h"
 #include "gst/outputs/classification.h"
@@ -36,17 +43,59 @@ struct GstDlaInferPrivate {
   dlainfer::FrameInput input;
   dlainfer::ClassificationOutput output;
 
-  /* The stream (reset at start, flush and stream-start): which frames run the model. */
+  /* The stream (reset at start, flush and stream-start; streaming thread): which frames run the
+   * model. */
   dlainfer::Interval interval;
 
-  /* Streaming thread (and start): when `stats` was last notified (g_get_monotonic_time). */
-  gint64 stats_notified_us = 0;
+  /* The frames between submit (streaming thread) and push (the src pad's task): inflight.h. The
+   * task touches model, input and output only through the frames it takes. */
+  dlainfer::InFlight inflight;
+  /* What the element announces as its latency (start; grown by the src task). */
+  dlainfer::HoldLatency latency;
+
+  /* A frame failed and its error was posted (reset at start): the stream posts one. */
+  std::atomic<bool> stream_failed{false};
+
+  /* The src task (and start, EOS): when `stats` was last notified (g_get_monotonic_time). */
+  std::atomic<gint64> stats_notified_us{0};
 };
 
 struct _GstDlaInfer {
   GstBaseTransform parent;
   GstDlaInferPrivate *priv;
 };
+
+/* Errors on the bus (element_errors.cpp). post_status posts a dla::Status in the domain its code
+ * stands for, with the caller's location, as GST_ELEMENT_ERROR would; frame_failed also counts the
+ * frame and says "restart the process" for a fatal status. Never with the object lock held. */
+extern const char *const gst_dla_infer_restart_message;
+void gst_dla_infer_post_status_at (GstDlaInfer *self, const dla::Status &st, const std::string &debug,
+                                   const char *file, const char *function, int line);
+GstFlowReturn gst_dla_infer_frame_failed_at (GstDlaInfer *self, const dla::Status &st, const char *step,
+                                             const char *file, const char *function, int line);
+#define post_status(self, st, debug) \
+  gst_dla_infer_post_status_at ((self), (st), (debug), __FILE__, G_STRFUNC, __LINE__)
+#define frame_failed(self, st, step) \
+  gst_dla_infer_frame_failed_at ((self), (st), (step), __FILE__, G_STRFUNC, __LINE__)
+
+/* A frame from upstream to the DLA (frame_submit.cpp, streaming thread): takes `buf` (writable),
+ * queues it for the src task; the flow the task stored when it is not OK. */
+GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf);
+/* The warm-up task at start (frame_submit.cpp): runs one task on the slots' blank input, sets the
+ * announced latency from its time. */
+dla::Status gst_dla_infer_warm_up (GstDlaInfer *self);
+
+/* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).
+ * stop_pushing: every wait ends and the task is joined (PAUSED->READY). drop_frames: the frames
+ * still queued go, each after the kernel that read it and its DLA task ended (by `deadline`);
+ * the task is not running. */
+void gst_dla_infer_start_pushing (GstDlaInfer *self);
+void gst_dla_infer_stop_pushing (GstDlaInfer *self);
+void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::time_point deadline);
+/* The task-timeout property (object lock taken). */
+std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self);
+/* `stats` is notified at most once a second while frames flow, and at EOS. */
+void gst_dla_infer_maybe_notify_stats (GstDlaInfer *self);
 
 /* The property table (gstdlainferprops.cpp). */
 void gst_dla_infer_install_properties (GObjectClass *klass);

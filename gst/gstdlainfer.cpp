@@ -30,6 +30,10 @@
  * deinterlace upstream. `mean` and `std` take three numbers each (std > 0); anything else is kept
  * as set and fails at start with an error naming the property.
  * `DLAINFER_CUDLA_LIBRARY` names another cuDLA library (the software DLA used by the tests).
+ *
+ * Up to `max-in-flight` DLA tasks are queued at once (default 2: one running, one queued); a task
+ * on the src pad pushes the frames in input order as their tasks end. Upstream pools are asked for
+ * that many more buffers, and the element's latency (LATENCY query) includes them.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,6 +41,7 @@
 
 #include <gst/cuda/gstcudamemory.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "dla/fatal.h"
@@ -69,168 +74,31 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (dla_infer, "dlainfer", GST_RANK_NONE, GST
 
 namespace {
 
-constexpr const char *kRestart =
-    "The DLA reported a fatal error (cudaErrorExternalDevice): CUDA is unusable in this process; "
-    "restart the process";
+/* Frames that skip the model (`interval`) queued beyond the max-in-flight inferred ones. */
+constexpr int kSkippedFramesQueued = 16;
 
-/* Posts a dla::Status as an error message in the domain its code stands for, with the location
- * of the caller (post_status () and frame_failed () are macros that capture it), as
- * GST_ELEMENT_ERROR would. Never call with the object lock held. */
-void post_status_at (GstDlaInfer *self, const dla::Status &st, const std::string &debug, const char *file,
-                     const char *function, int line)
+/* Serialized events and queries pass once every frame before them is pushed (or the task stopped:
+ * nothing more will be). */
+void drain (GstDlaInfer *self, const char *why)
 {
-  GQuark domain = GST_STREAM_ERROR;
-  gint code = GST_STREAM_ERROR_FAILED;
-  switch (st.code) {
-    case dla::Code::kOk:
-      return;
-    case dla::Code::kNotFound:
-      domain = GST_RESOURCE_ERROR;
-      code = GST_RESOURCE_ERROR_NOT_FOUND;
-      break;
-    case dla::Code::kSettings:
-    case dla::Code::kModel:
-      domain = GST_RESOURCE_ERROR;
-      code = GST_RESOURCE_ERROR_SETTINGS;
-      break;
-    case dla::Code::kInit:
-      domain = GST_LIBRARY_ERROR;
-      code = GST_LIBRARY_ERROR_INIT;
-      break;
-    case dla::Code::kRuntime:
-    case dla::Code::kTimeout:
-    case dla::Code::kFatal:
-      break;
-  }
-  GST_WARNING_OBJECT (self, "error: %s", st.message.c_str ());
-  GST_WARNING_OBJECT (self, "error: %s", debug.c_str ());
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain, code,
-                            g_strdup (st.message.c_str ()), g_strdup (debug.c_str ()), file, function, line);
-}
-#define post_status(self, st, debug) post_status_at ((self), (st), (debug), __FILE__, G_STRFUNC, __LINE__)
-
-/* The per-frame failure path: a fatal status says "restart the process" (dla/fatal.h has poisoned
- * it), every status is posted. */
-GstFlowReturn frame_failed_at (GstDlaInfer *self, const dla::Status &st, const char *step, const char *file,
-                               const char *function, int line)
-{
-  self->priv->stats.failed ();
-  if (st.code == dla::Code::kFatal)
-    post_status_at (self, dla::Status::Error (dla::Code::kFatal, kRestart),
-                    std::string (step) + ": " + st.message, file, function, line);
-  else
-    post_status_at (self, st, step, file, function, line);
-  return GST_FLOW_ERROR;
-}
-#define frame_failed(self, st, step) frame_failed_at ((self), (st), (step), __FILE__, G_STRFUNC, __LINE__)
-
-/* `stats` is notified at most once a second while frames flow, and at EOS (never per frame). */
-void maybe_notify_stats (GstDlaInfer *self)
-{
-  const gint64 now = g_get_monotonic_time ();
-  if (now - self->priv->stats_notified_us < G_USEC_PER_SEC)
-    return;
-  self->priv->stats_notified_us = now;
-  gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_STATS);
+  const dlainfer::InFlight::Wait w = self->priv->inflight.drain ();
+  GST_LOG_OBJECT (self, "drained for %s: %s", why,
+                  w == dlainfer::InFlight::Wait::kReady ? "every frame pushed" : "flushing or stopped");
 }
 
-/* The settings one frame uses, copied under the lock. */
-struct FrameSettings {
-  preprocess::Params pre;
-  postprocess::Params post;
-  uint32_t interval = 0;
-  bool post_messages = false;
-};
-
-FrameSettings frame_settings (GstDlaInfer *self, std::string *bad)
+/* The latency upstream reports, plus ours (hold_latency.h). */
+gboolean answer_latency (GstDlaInfer *self, GstQuery *query)
 {
-  FrameSettings f;
-  GST_OBJECT_LOCK (self);
-  /* A mean/std changed to a wrong value while playing fails the stream, as it would fail start. */
-  dlainfer::check (self->priv->settings, bad);
-  f.pre = dlainfer::preprocess_params (self->priv->settings);
-  f.post = dlainfer::postprocess_params (self->priv->settings);
-  f.interval = self->priv->settings.interval;
-  f.post_messages = self->priv->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
-  return f;
-}
-
-/* One task through the engine: acquire a slot, write its input on our stream, submit, wait. A
- * failure waits for our stream before the frame is released, and gives back a slot not submitted. */
-class FrameTask {
- public:
-  FrameTask (dla::Engine &engine, dlainfer::FrameInput &input) : engine_ (engine), input_ (input) {}
-  ~FrameTask ()
-  {
-    if (!submitted_)
-      engine_.release (task_);
-  }
-  dla::Status run (GstDlaInfer *self, GstBuffer *buf, const preprocess::Params &pre, const char **step);
-  const dla::Task &task () const { return task_; }
-
- private:
-  dla::Engine &engine_;
-  dlainfer::FrameInput &input_;
-  dla::Task task_;
-  bool submitted_ = false;
-};
-
-dla::Status FrameTask::run (GstDlaInfer *self, GstBuffer *buf, const preprocess::Params &pre,
-                            const char **step)
-{
-  GstDlaInferPrivate *priv = self->priv;
-  dlainfer::MappedFrame frame;
-  void *ready = nullptr;
-  dla::Status st = engine_.acquire (&task_);
-  *step = "dla::Engine::acquire";
-  if (st.ok ()) {
-    st = input_.write (GST_ELEMENT (self), priv->cuda, buf, task_, priv->model->plan.input_view, pre, &frame,
-                       &ready);
-    *step = "writing the model input";
-  }
-  if (st.ok ()) {
-    st = engine_.submit (task_, ready);
-    *step = "dla::Engine::submit";
-  }
-  if (st.ok ()) {
-    /* Submitted: the engine owns the task until the wait ends it, failed or not. */
-    submitted_ = true;
-    st = engine_.wait (task_);
-    *step = "dla::Engine::wait";
-  }
-  if (!st.ok ())
-    input_.drain ();
-  return st; /* the frame is unmapped here: the kernel that read it has finished */
-}
-
-/* A frame that runs the model: the task, then its results on the buffer. */
-GstFlowReturn infer (GstDlaInfer *self, GstBuffer *buf, const FrameSettings &f)
-{
-  GstDlaInferPrivate *priv = self->priv;
-  dla::Engine &engine = *priv->model->engine;
-  dla::ScopedContext scope (priv->cuda.primary ());
-  FrameTask task (engine, priv->input);
-  const char *step = "";
-  const dla::Status st = task.run (self, buf, f.pre, &step);
-  if (!st.ok ())
-    return frame_failed (self, st, step);
-
-  const auto post_start = std::chrono::steady_clock::now ();
-  priv->output.classify (priv->model->plan.output_view, engine.host_output (task.task ().slot, 0), f.post);
-  const float post_ms =
-      std::chrono::duration<float, std::milli> (std::chrono::steady_clock::now () - post_start).count ();
-  const dla::SlotTimings t = engine.timings (task.task ().slot);
-  priv->stats.inferred (priv->input.preprocess_ms (task.task ()), t.dla_ms, post_ms, t.total_ms,
-                        priv->input.graphed ());
-  priv->interval.inferred ();
-  priv->output.attach (GST_OBJECT (self), buf, false, 0);
-  if (f.post_messages)
-    priv->output.post (GST_ELEMENT (self), buf, &GST_BASE_TRANSFORM (self)->segment);
-  if (!priv->output.empty ())
-    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-                    priv->output.best_label (), double (priv->output.best_confidence ()));
-  return GST_FLOW_OK;
+  if (!gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    return FALSE;
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  const GstClockTime ours = GstClockTime (self->priv->latency.announced ().count ());
+  GST_DEBUG_OBJECT (self, "upstream latency %" GST_TIME_FORMAT ", ours %" GST_TIME_FORMAT,
+                    GST_TIME_ARGS (min), GST_TIME_ARGS (ours));
+  gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+  return TRUE;
 }
 
 /* After a model opened: what the frames need, and what the element shows of it. */
@@ -271,8 +139,12 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans);
 static gboolean gst_dla_infer_stop (GstBaseTransform *trans);
 static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query);
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps);
-static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuffer *buf);
+static GstFlowReturn gst_dla_infer_submit_input_buffer (GstBaseTransform *trans, gboolean is_discont,
+                                                        GstBuffer *input);
+static GstFlowReturn gst_dla_infer_generate_output (GstBaseTransform *trans, GstBuffer **outbuf);
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event);
+static gboolean gst_dla_infer_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+                                                  GstQuery *query);
 
 static void gst_dla_infer_class_init (GstDlaInferClass *klass)
 {
@@ -301,8 +173,10 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_dla_infer_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_dla_infer_query);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_dla_infer_set_caps);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_dla_infer_transform_ip);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (gst_dla_infer_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_dla_infer_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_dla_infer_sink_event);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_dla_infer_propose_allocation);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_CHANNEL_ORDER, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_RESIZE_MODE, GstPluginAPIFlags (0));
@@ -344,7 +218,13 @@ static GstStateChangeReturn gst_dla_infer_change_state (GstElement *element, Gst
     GST_OBJECT_UNLOCK (self);
     self->priv->cuda.open (element, device);
   }
+  /* Before the pads go (basetransform's stop runs then): every wait ends and the src task is
+   * joined; stop () drops what is still queued. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gst_dla_infer_stop_pushing (self);
   const GstStateChangeReturn ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && ret != GST_STATE_CHANGE_FAILURE)
+    gst_dla_infer_start_pushing (self);
   if (transition == GST_STATE_CHANGE_READY_TO_NULL ||
       (transition == GST_STATE_CHANGE_NULL_TO_READY && ret == GST_STATE_CHANGE_FAILURE))
     self->priv->cuda.close (element);
@@ -363,9 +243,14 @@ static void gst_dla_infer_set_context (GstElement *element, GstContext *context)
 
 static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
+  GstDlaInfer *self = GST_DLA_INFER (trans);
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      GST_DLA_INFER (trans)->priv->cuda.answer_query (GST_ELEMENT (trans), query))
+      self->priv->cuda.answer_query (GST_ELEMENT (trans), query))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
+    return answer_latency (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
+    drain (self, "a DRAIN query");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
 
@@ -374,7 +259,7 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   GstDlaInfer *self = GST_DLA_INFER (trans);
   GstDlaInferPrivate *priv = self->priv;
   if (dla::process_poisoned ()) {
-    post_status (self, dla::Status::Error (dla::Code::kFatal, kRestart),
+    post_status (self, dla::Status::Error (dla::Code::kFatal, gst_dla_infer_restart_message),
                  "an earlier frame hit the 911 error");
     return FALSE;
   }
@@ -395,12 +280,22 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     return FALSE;
   }
   dla::ScopedContext scope (priv->cuda.primary ());
-  const dla::Status st = priv->input.open (model->engine->num_slots ());
+  dla::Status st = priv->input.open (model->engine->num_slots ());
   if (!st.ok ()) {
     post_status (self, st, "the element's CUDA stream and events");
     return FALSE;
   }
   priv->model = std::move (model);
+  /* At most max-in-flight tasks; frames that skip the model wait behind them, a few more. */
+  const int slots = priv->model->engine->num_slots ();
+  priv->inflight.configure (slots, slots + kSkippedFramesQueued);
+  priv->inflight.take_all ();
+  priv->stream_failed = false;
+  if (!(st = gst_dla_infer_warm_up (self)).ok ()) {
+    frame_failed (self, st, "the warm-up task at start");
+    gst_dla_infer_stop (trans);
+    return FALSE;
+  }
   publish_model (self, s);
   priv->stats_notified_us = g_get_monotonic_time ();
   gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_MODEL_INFO);
@@ -409,7 +304,10 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
 
 static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
 {
-  GstDlaInferPrivate *priv = GST_DLA_INFER (trans)->priv;
+  GstDlaInfer *self = GST_DLA_INFER (trans);
+  GstDlaInferPrivate *priv = self->priv;
+  /* The src task is joined (change_state): each outstanding task ends, or task-timeout passes. */
+  gst_dla_infer_drop_frames (self, std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self));
   {
     /* Our stream is drained before the engine goes (it waits for its own), the model after. */
     dla::ScopedContext scope (priv->cuda.primary ());
@@ -432,6 +330,8 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
 static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
+  /* Also reached from a reconfigure, without a CAPS event: the frames of the old caps go first. */
+  drain (self, "new caps");
   GstVideoInfo info;
   std::string why = "not video caps";
   preprocess::SourceView source;
@@ -454,42 +354,101 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
   return TRUE;
 }
 
-static GstFlowReturn gst_dla_infer_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+/* Takes the frame basetransform queued (negotiation and reconfiguration done by the parent) and
+ * hands it to the DLA; nothing is pushed here: the src pad's task pushes (push_loop.cpp). */
+static GstFlowReturn gst_dla_infer_submit_input_buffer (GstBaseTransform *trans, gboolean is_discont,
+                                                        GstBuffer *input)
 {
-  GstDlaInfer *self = GST_DLA_INFER (trans);
-  GstDlaInferPrivate *priv = self->priv;
-  if (dla::process_poisoned ())
-    return frame_failed (self, dla::Status::Error (dla::Code::kFatal, kRestart), "refusing frames");
-  if (!priv->model) {
-    priv->stats.failed ();
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No model is open"), ("transform_ip before start"));
-    return GST_FLOW_ERROR;
-  }
-  std::string bad;
-  const FrameSettings f = frame_settings (self, &bad);
-  if (!bad.empty ())
-    return frame_failed (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties");
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (!priv->interval.infer_now (f.interval)) {
-    priv->output.attach (GST_OBJECT (self), buf, true, priv->interval.age ());
-    priv->stats.skipped ();
-  } else {
-    ret = infer (self, buf, f);
-  }
-  maybe_notify_stats (self);
-  return ret;
+  const GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans, is_discont, input);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GstBuffer *buf = trans->queued_buf;
+  trans->queued_buf = nullptr;
+  if (!buf)
+    return GST_FLOW_OK;
+  /* The meta goes on the frame in place: after a tee the buffer is shared, so copy it now. */
+  return gst_dla_infer_submit_frame (GST_DLA_INFER (trans), gst_buffer_make_writable (buf));
+}
+
+static GstFlowReturn gst_dla_infer_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  *outbuf = nullptr;
+  return GST_DLA_INFER (trans)->priv->inflight.flow ();
 }
 
 static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
-  /* After a flush (a seek) or a new stream (concat, input-selector) the last result belongs
-   * elsewhere: it is never carried across. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP || GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
-    GST_DLA_INFER (trans)->priv->interval.reset ();
-  /* The last counts of the stream, before EOS goes downstream. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    GST_DLA_INFER (trans)->priv->stats_notified_us = g_get_monotonic_time ();
-    gst_dla_infer_notify (GST_DLA_INFER (trans), GST_DLA_INFER_NOTIFY_STATS);
+  GstDlaInfer *self = GST_DLA_INFER (trans);
+  GstDlaInferPrivate *priv = self->priv;
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START: {
+      /* Downstream first (a push in progress returns), then every wait here; the task pauses. */
+      const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+      priv->inflight.set_flushing (true);
+      gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (trans));
+      return ret;
+    }
+    case GST_EVENT_FLUSH_STOP: {
+      gst_dla_infer_drop_frames (self, std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self));
+      /* After a flush (a seek) the last result belongs elsewhere: it is never carried across; the
+       * stream starts over, and may fail (and say so) again. */
+      priv->interval.reset ();
+      priv->stream_failed = false;
+      const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+      gst_dla_infer_start_pushing (self);
+      return ret;
+    }
+    case GST_EVENT_TAG:
+      break;
+    case GST_EVENT_STREAM_START:
+      /* A new stream (concat, input-selector): likewise. */
+      drain (self, "stream-start");
+      priv->interval.reset ();
+      break;
+    case GST_EVENT_EOS:
+      drain (self, "EOS");
+      /* The last counts of the stream, before EOS goes downstream. */
+      priv->stats_notified_us = g_get_monotonic_time ();
+      gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_STATS);
+      break;
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        drain (self, GST_EVENT_TYPE_NAME (event));
+      break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Upstream's pools must hold the frames in flight beyond what downstream asks for. */
+static gboolean gst_dla_infer_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query,
+                                                  GstQuery *query)
+{
+  GstDlaInfer *self = GST_DLA_INFER (trans);
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
+  GST_OBJECT_LOCK (self);
+  const guint extra = guint (self->priv->settings.max_in_flight);
+  GST_OBJECT_UNLOCK (self);
+  const guint n = gst_query_get_n_allocation_pools (query);
+  for (guint i = 0; i < n; ++i) {
+    GstBufferPool *pool = nullptr;
+    guint size, min, max;
+    gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
+    min += extra;
+    gst_query_set_nth_allocation_pool (query, i, pool, size, min, max != 0 ? std::max (max, min) : 0);
+    if (pool)
+      gst_object_unref (pool);
+  }
+  if (n == 0) {
+    /* Downstream named no pool: still ask upstream's own for the frames we hold. */
+    GstCaps *caps = nullptr;
+    gboolean need_pool;
+    gst_query_parse_allocation (query, &caps, &need_pool);
+    GstVideoInfo info;
+    if (caps && gst_video_info_from_caps (&info, caps))
+      gst_query_add_allocation_pool (query, nullptr, guint (GST_VIDEO_INFO_SIZE (&info)), extra, 0);
+  }
+  GST_DEBUG_OBJECT (self, "allocation: %u more buffer(s) for the frames in flight: %" GST_PTR_FORMAT, extra,
+                    query);
+  return TRUE;
 }

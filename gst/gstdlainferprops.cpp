@@ -1,15 +1,16 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout, input-scale, output-scale) take effect at the next start
- * and are refused above READY with a GST_WARNING and a GST_ELEMENT_WARNING on the bus (not a g_warning:
- * an application setting them late is not a programming error); the others are read at the start of every
- * frame. `stats` and `model-info` are read-only; `model-info` is notified once after start, `stats` at most
- * once a second and at EOS. */
+ * labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale, output-scale) take effect at
+ * the next start and are refused above READY with a GST_WARNING and a GST_ELEMENT_WARNING on the bus (not a
+ * g_warning: an application setting them late is not a programming error); the others are read at the start
+ * of every frame. `stats` and `model-info` are read-only; `model-info` is notified once after start, `stats`
+ * at most once a second and at EOS. */
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "dla/engine.h"
 #include "gst/gstdlainfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -26,6 +27,7 @@ enum {
   PROP_STD,
   PROP_CHANNEL_ORDER,
   PROP_TASK_TIMEOUT,
+  PROP_MAX_IN_FLIGHT,
   PROP_RESIZE_MODE,
   PROP_CROP_FRACTION,
   PROP_PAD_VALUE,
@@ -210,6 +212,12 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
                          "Milliseconds a DLA task may take before it counts as hung and the stream fails", 1,
                          1000000, defaults.task_timeout_ms, kReadyFlags));
   g_object_class_install_property (
+      klass, PROP_MAX_IN_FLIGHT,
+      g_param_spec_int ("max-in-flight", "Max in flight",
+                        "DLA tasks queued or running at once (task slots, not frames): 1 runs one frame at a "
+                        "time; 2 keeps one task queued behind the running one",
+                        1, dla::kMaxSlots, defaults.max_in_flight, kReadyFlags));
+  g_object_class_install_property (
       klass, PROP_INPUT_SCALE,
       g_param_spec_float ("input-scale", "Input scale",
                           "Quantisation scale of an INT8 model input (value = q * scale; 1/127 for inputs "
@@ -326,6 +334,10 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       if (model_may_change (self, pspec, &refused))
         s.task_timeout_ms = g_value_get_uint (value);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      if (model_may_change (self, pspec, &refused))
+        s.max_in_flight = g_value_get_int (value);
+      break;
     case PROP_MEAN:
       s.mean = read_triple (value);
       dlainfer::check (s, &bad);
@@ -415,6 +427,9 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_TASK_TIMEOUT:
       g_value_set_uint (value, s.task_timeout_ms);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_int (value, s.max_in_flight);
       break;
     case PROP_MEAN:
       write_triple (value, s.mean);

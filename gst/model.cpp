@@ -39,7 +39,7 @@ bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
   config.dla_core = s.dla_core;
   config.cuda_device = s.device ();
   config.task_timeout_ms = s.task_timeout_ms;
-  config.num_slots = 1; /* synchronous: one frame in flight */
+  config.num_slots = s.max_in_flight;
   config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
                               const std::vector<dla::TensorInfo> &out) {
     return classifier::check_tensor_sizes (dla::host_descs (in), dla::host_descs (out));

@@ -21,6 +21,9 @@ struct Settings {
   int dla_core = 0;
   int cuda_device_id = -1; /* -1: automatic (device 0) */
   uint32_t task_timeout_ms = 5000;
+  /* DLA tasks in flight (the engine's slots): one running, one queued keeps the core busy
+   * (docs/architecture.md 8). */
+  int max_in_flight = 2;
   float input_scale = 0.f;  /* INT8 inputs: value = q * input_scale; 0 = not set (an INT8 model needs it) */
   float output_scale = 0.f; /* INT8 outputs: value = q * output_scale; 0 = not set (likewise) */
 

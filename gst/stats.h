@@ -1,6 +1,6 @@
 /* gst-dlainfer: the element's counters and stage timings, read through the `stats` property.
  *
- * The streaming thread records one frame at a time under a mutex of its own (a few adds, no
+ * The src pad's task records one frame at a time under a mutex of its own (a few adds, no
  * allocation); readers copy everything out into a GstStructure. Times come from the engine's CUDA
  * events on one inference in dla::kTimingPeriod (preprocess, DLA) and a host clock on every one
  * (postprocess, total). */

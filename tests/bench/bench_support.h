@@ -138,7 +138,7 @@ struct Result {
   guint64 frames = 0; /* timed frames */
   double wall_s = 0, cpu_s = 0;
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
-  double streaming_cpu_s = 0; /* of cpu_s, the streaming thread's (appsrc ! X ! fakesink run on it) */
+  double streaming_cpu_s = 0; /* of cpu_s, the thread that pushes into fakesink (dlainfer: its src task) */
   guint64 with_meta = 0;      /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */

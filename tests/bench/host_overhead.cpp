@@ -146,8 +146,10 @@ TEST (HostOverhead, DlainferAgainstIdentity)
       " need-data callback pushes the frames on the streaming thread. The dlainfer wall time\n"
       " includes its GPU work: kernel, swdla's task, output copy.)\n");
   std::printf (
-      "of the CPU per frame, the streaming thread (appsrc ! X ! fakesink runs on it): identity %s, "
-      "dlainfer %s; the other threads (CUDA's, swdla's): %s added\n",
+      "of the CPU per frame, the thread that pushes into fakesink (identity: the streaming thread, which\n"
+      " runs appsrc ! identity ! fakesink; dlainfer: its src pad task, which waits, post-processes and\n"
+      " pushes; the streaming thread then only submits): identity %s, dlainfer %s; the other threads\n"
+      " (the streaming thread for dlainfer, CUDA's, swdla's): %s added\n",
       range (id_stream).c_str (), range (dla_stream).c_str (), range (other).c_str ());
   if (dlas[0].dla_ms >= 0) {
     /* swdla is a stand-in for the DLA: its task time is the DLA's, not the element's. */

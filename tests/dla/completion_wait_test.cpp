@@ -130,4 +130,39 @@ TEST (CompletionWait, SleepsWithATightTimerSlackTheThreadKeeps)
   EXPECT_EQ (after_second, long (CompletionWait::kTimerSlackNs));
 }
 
+/* A task queued behind others: its alarm counts from their expected end, not from its submit. */
+TEST (CompletionWait, AQueuedTaskSleepsFromTheEndOfTheTasksBeforeIt)
+{
+  CompletionWait w;
+  w.learn (1.f);
+  w.learn (1.f);
+  const auto now = std::chrono::steady_clock::now ();
+  w.started (now + std::chrono::milliseconds (5));
+  EXPECT_GE (w.expected_end (), now + std::chrono::milliseconds (6));
+  EXPECT_LT (w.expected_end (), now + std::chrono::milliseconds (1000));
+  EXPECT_NE (w.wait (nullptr), 0) << "a wait on no event must fail";
+  EXPECT_GE (w.elapsed_ms (), 5.9f) << "the wait must sleep until the queued task's expected end";
+  /* A begin in the past counts from the submit. */
+  const auto submit = std::chrono::steady_clock::now ();
+  w.started (now - std::chrono::seconds (1));
+  EXPECT_GE (w.expected_end (), submit + std::chrono::milliseconds (1));
+}
+
+/* A thread the caller does not own (a GstTask's, from a pool) gets its own slack back. */
+TEST (TimerSlackScope, SetsTheTightSlackAndPutsTheThreadsBack)
+{
+  constexpr unsigned long kDefault = 50000;
+  long inside = -1, after = -1;
+  std::thread ([&] {
+    prctl (PR_SET_TIMERSLACK, kDefault, 0, 0, 0);
+    {
+      dla::TimerSlackScope scope;
+      inside = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    }
+    after = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  }).join ();
+  EXPECT_EQ (inside, long (CompletionWait::kTimerSlackNs));
+  EXPECT_EQ (after, long (kDefault));
+}
+
 }  // namespace

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -185,6 +188,84 @@ TEST (EngineFlow, SlotsInFlight)
       EXPECT_EQ (dla_test::argmax (*e, s, 0, 8), (s + round * 3) % 8) << "slot " << s << " round " << round;
     }
   }
+}
+
+/* The element's split: one thread acquires, writes and submits while another waits and reads, three
+ * tasks in flight under a jittered service; every task reads back as its own colour, in order. */
+TEST (EngineFlow, ProducerAndConsumerThreads)
+{
+  REQUIRE_MODEL ("colours");
+  g_setenv ("SWDLA_SERVICE_US", "300", TRUE);
+  g_setenv ("SWDLA_SERVICE_JITTER_PCT", "50", TRUE);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 3).ok ());
+  constexpr int kTasks = 600;
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const auto &rgb : kCorners)
+    inputs.push_back (solid (*e, rgb));
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::pair<dla::Task, int>> queued; /* submitted, with the colour written */
+  int in_flight = 0;
+  bool failed = false;
+  std::thread producer ([&] {
+    for (int i = 0; i < kTasks; ++i) {
+      {
+        std::unique_lock<std::mutex> lock (m);
+        cv.wait (lock, [&] { return in_flight < 3 || failed; });
+        if (failed)
+          return;
+        ++in_flight;
+      }
+      dla::Task t;
+      const dla::Status st = dla_test::start (*e, inputs[size_t (i % 8)], &t);
+      std::lock_guard<std::mutex> lock (m);
+      if (!st.ok ()) {
+        ADD_FAILURE () << "task " << i << ": " << st.message;
+        failed = true;
+      } else {
+        queued.emplace_back (t, i % 8);
+      }
+      cv.notify_all ();
+      if (failed)
+        return;
+    }
+  });
+  int done = 0, wrong = 0;
+  while (done < kTasks) {
+    std::pair<dla::Task, int> item;
+    {
+      std::unique_lock<std::mutex> lock (m);
+      cv.wait_for (lock, std::chrono::seconds (30), [&] { return !queued.empty () || failed; });
+      if (queued.empty ())
+        break;
+      item = queued.front ();
+      queued.pop_front ();
+    }
+    const dla::Status st =
+        e->wait (item.first, std::chrono::steady_clock::now () + std::chrono::seconds (10));
+    if (!st.ok ()) {
+      ADD_FAILURE () << "task " << done << ": " << st.message;
+      break;
+    }
+    wrong += dla_test::argmax (*e, item.first.slot, 0, 8) != item.second;
+    {
+      std::lock_guard<std::mutex> lock (m);
+      --in_flight;
+    }
+    cv.notify_all ();
+    ++done;
+  }
+  {
+    std::lock_guard<std::mutex> lock (m);
+    failed = failed || done < kTasks;
+  }
+  cv.notify_all ();
+  producer.join ();
+  g_unsetenv ("SWDLA_SERVICE_US");
+  g_unsetenv ("SWDLA_SERVICE_JITTER_PCT");
+  EXPECT_EQ (done, kTasks);
+  EXPECT_EQ (wrong, 0) << "a task read back another's colour";
 }
 
 TEST (EngineFlow, SlotMisuseIsRefused)

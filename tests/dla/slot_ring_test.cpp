@@ -62,7 +62,7 @@ TEST (SlotRing, MoreTasksThanSlots)
   for (int want = 0; want < 3; ++want) {
     int slot = -1;
     ASSERT_TRUE (ring.acquire (&slot).ok ());
-    EXPECT_EQ (slot, want) << "lowest free first";
+    EXPECT_EQ (slot, want) << "in turn from slot 0";
   }
   int slot = -1;
   EXPECT_TRUE (says (ring.acquire (&slot), "all 3 slot(s)"));
@@ -70,6 +70,31 @@ TEST (SlotRing, MoreTasksThanSlots)
   ring.ended (1);
   ASSERT_TRUE (ring.acquire (&slot).ok ());
   EXPECT_EQ (slot, 1) << "the slot that ended comes back";
+}
+
+/* In turn: a slot whose task just ended comes back last, while another is free (its outputs may
+ * still be being read on another thread). */
+TEST (SlotRing, SlotsComeBackInTurn)
+{
+  dla::SlotRing ring (3);
+  int slot = -1;
+  for (int round = 0; round < 2; ++round)
+    for (int want = 0; want < 3; ++want) {
+      ASSERT_TRUE (ring.acquire (&slot).ok ());
+      EXPECT_EQ (slot, want) << "round " << round;
+      ring.submitted (slot);
+      ring.ended (slot);
+    }
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 0);
+  ring.submitted (0);
+  ring.ended (0); /* ended, outputs being read: slots 1 and 2 come first */
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 1);
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 2);
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, 0) << "the only free one";
 }
 
 /* release () gives back an acquired slot only: never one in flight, whose task the DLA may still

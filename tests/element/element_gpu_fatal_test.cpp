@@ -12,15 +12,28 @@ TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
   const std::string why = swdla_missing ();
   if (!why.empty ())
     GTEST_FAIL () << why;
-  g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "2", TRUE);
+  g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "3", TRUE); /* the 2nd frame's: task 1 is the warm-up */
+  /* Several tasks in flight behind it, each long enough that the host reads the DLA's per-device
+   * error state before the next task ends and overwrites it. */
+  g_setenv ("SWDLA_SERVICE_US", "20000", TRUE);
   {
     Pipeline p (
         "videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer "
-        "model=" +
+        "max-in-flight=4 model=" +
         model ("colours") + " ! fakesink");
     ASSERT_TRUE (p.play ());
     const BusError e = p.wait_error (30 * GST_SECOND);
+    /* One error from the element, however many tasks and threads met the fault. */
+    GstBus *bus = gst_element_get_bus (p.get ());
+    int more = 0;
+    while (GstMessage *m = gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR)) {
+      more += std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) == "infer";
+      gst_message_unref (m);
+    }
+    gst_object_unref (bus);
+    EXPECT_EQ (more, 0) << "a second error from the element";
     p.stop ();
+    g_unsetenv ("SWDLA_SERVICE_US");
     ASSERT_TRUE (e.posted);
     EXPECT_EQ (e.source, "infer");
     EXPECT_EQ (e.domain, GST_STREAM_ERROR);

@@ -364,7 +364,7 @@ TEST_F (ElementGpu, DlaCoreOne)
   p.stop ();
   /* Every core gives the same answer: swdla's own count shows dla-core reached cudlaCreateDevice. */
   ASSERT_GE (dlainfer_test::swdla_core_tasks (0), 0) << "swdla's task accounting is not reachable";
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 2);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 3) << "the warm-up task and the 2 frames'";
   EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 0);
 }
 
@@ -403,8 +403,9 @@ TEST_F (ElementGpu, TwoElementsOnCoresZeroAndOne)
   gst_object_unref (cb);
   p.stop ();
   ASSERT_GE (dlainfer_test::swdla_core_tasks (0), 0) << "swdla's task accounting is not reachable";
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 3);
-  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 3);
+  /* Each element's warm-up task at start, then the 3 frames'. */
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 4);
+  EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - core1, 4);
 }
 
 /* ---- stream changes and lifecycle ---- */
@@ -672,13 +673,16 @@ TEST_F (ElementGpu, CudlaRefusesTheDevice)
   EXPECT_NE (e.message.find ("cudlaErrorInvalidDevice (8)"), std::string::npos) << e.message;
 }
 
-/* A task that fails on the DLA (the 3rd): STREAM/FAILED naming cudlaGetLastError's status; two
- * frames came through first; the pipeline goes back to NULL. */
+/* A task that fails on the DLA (the 4th: the 3rd frame's, after the warm-up task at start): STREAM/FAILED
+ * naming cudlaGetLastError's status; two frames came through first; the pipeline goes back to NULL. */
 TEST_F (ElementGpu, TaskErrorAtRunTime)
 {
-  g_setenv ("SWDLA_TASK_ERROR", "3:cudlaErrorDlaErrInvalidInput", TRUE);
+  g_setenv ("SWDLA_TASK_ERROR", "4:cudlaErrorDlaErrInvalidInput", TRUE);
+  /* One task at a time: the DLA's error state is per device, so with a second task in flight (and no
+   * service time) the failure could be read at the end of the task before it (element-gpu-inflight
+   * covers several in flight). */
   Pipeline p ("videotestsrc num-buffers=10 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
-              infer ("colours") + " ! appsink name=sink sync=false");
+              infer ("colours", "max-in-flight=1") + " ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   int frames = 0;
   while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (p.by_name ("sink")), 5 * GST_SECOND)) {
@@ -700,9 +704,11 @@ TEST_F (ElementGpu, TaskErrorAtRunTime)
  * pipeline reaches NULL quickly. */
 TEST_F (ElementGpu, HungTaskEndsAtTaskTimeout)
 {
-  g_setenv ("SWDLA_HANG_MS", "1:60000", TRUE);
+  g_setenv ("SWDLA_HANG_MS", "2:60000", TRUE); /* the first frame's: task 1 is the warm-up */
+  /* One task at a time: a second task ending right after the hung one would overwrite the DLA's
+   * per-device error state before the host reads it (element-gpu-inflight covers several). */
   Pipeline p ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
-              infer ("colours", "task-timeout=500") + " ! fakesink");
+              infer ("colours", "task-timeout=500 max-in-flight=1") + " ! fakesink");
   const auto t0 = std::chrono::steady_clock::now ();
   ASSERT_TRUE (p.play ());
   const BusError e = p.wait_error (30 * GST_SECOND);

@@ -112,6 +112,8 @@ const PropCase kProps[] = {
     {"dla-core", G_TYPE_INT, "0", true, "0", "15"},
     {"cuda-device-id", G_TYPE_INT, "-1", true, "-1", "2147483647"},
     {"task-timeout", G_TYPE_UINT, "5000", true, "1", "1000000"},
+    /* DLA task slots: dla::kMaxSlots at most; 2 by default (one running, one queued). */
+    {"max-in-flight", G_TYPE_INT, "2", true, "1", "64"},
     {"input-scale", G_TYPE_FLOAT, "0", true, "0", nullptr},
     {"output-scale", G_TYPE_FLOAT, "0", true, "0", nullptr},
     {"mean", G_TYPE_INVALID, "< (float)0, (float)0, (float)0 >", false, nullptr, nullptr},
@@ -281,6 +283,8 @@ TEST (Properties, RangesRefused)
       {"cuda-device-id", "-2", "-1"},
       {"task-timeout", "0", "5000"},
       {"task-timeout", "1000001", "5000"},
+      {"max-in-flight", "0", "2"},
+      {"max-in-flight", "65", "2"},
       {"input-scale", "-0.5", "0"},
       {"crop-fraction", "0.005", "0.875"},
       {"crop-fraction", "1.5", "0.875"},
@@ -378,7 +382,8 @@ struct Change {
   const char *name, *value;
 };
 const Change kModelChanges[] = {{"model", "/b.bin"},     {"labels", "/l.txt"},  {"dla-core", "1"},
-                                {"cuda-device-id", "3"}, {"task-timeout", "7"}, {"input-scale", "0.5"}};
+                                {"cuda-device-id", "3"}, {"task-timeout", "7"}, {"input-scale", "0.5"},
+                                {"max-in-flight", "5"}};
 const Change kFrameChanges[] = {{"mean", "<0.5,0.5,0.5>"}, {"std", "<0.25,0.25,0.25>"},
                                 {"channel-order", "bgr"},  {"resize-mode", "letterbox"},
                                 {"crop-fraction", "0.5"},  {"pad-value", "8421504"},

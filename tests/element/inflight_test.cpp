@@ -1,0 +1,221 @@
+/* The frames-in-flight queue (gst/inflight.h) on the CPU: input order, the wait for a free task
+ * slot, flushes that end every wait, drains that wait for the push, the stored flow, deadlines. */
+#include "gst/inflight.h"
+
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+namespace {
+
+using dlainfer::InFlight;
+using dlainfer::PendingFrame;
+using namespace std::chrono_literals;
+
+PendingFrame frame (int slot, guint64 offset)
+{
+  PendingFrame f;
+  f.buffer = gst_buffer_new ();
+  GST_BUFFER_OFFSET (f.buffer) = offset;
+  f.slot = slot;
+  return f;
+}
+
+InFlight::Deadline in (std::chrono::milliseconds ms)
+{
+  return std::chrono::steady_clock::now () + ms;
+}
+
+/* An inferred frame, then one that carries its result. */
+void queue_inferred_and_carried (InFlight &q, int max_tasks)
+{
+  q.configure (max_tasks, 4);
+  q.push (frame (0, 0));
+  q.push (frame (-1, 1));
+}
+
+/* The src task's part for one frame: take it, end its task, push it. */
+guint64 take_and_push (InFlight &q, GstFlowReturn ret = GST_FLOW_OK)
+{
+  PendingFrame f;
+  EXPECT_EQ (q.next (&f, in (1000ms)), InFlight::Wait::kReady);
+  if (f.inferred ())
+    q.task_done ();
+  q.pushed (ret);
+  return f.buffer ? GST_BUFFER_OFFSET (f.buffer) : G_MAXUINT64;
+}
+
+TEST (InFlight, FramesLeaveInInputOrder)
+{
+  InFlight q;
+  q.configure (4, 8);
+  for (guint64 i = 0; i < 6; ++i) {
+    ASSERT_EQ (q.wait_for_room (i % 2 == 0, in (100ms)), InFlight::Wait::kReady) << i;
+    q.push (frame (i % 2 == 0 ? int (i / 2) : -1, i));
+  }
+  EXPECT_EQ (q.tasks (), 3);
+  for (guint64 i = 0; i < 6; ++i)
+    EXPECT_EQ (take_and_push (q), i);
+  EXPECT_EQ (q.tasks (), 0);
+  EXPECT_EQ (q.drain (in (10ms)), InFlight::Wait::kReady);
+}
+
+TEST (InFlight, WaitsForAFreeTaskSlot)
+{
+  InFlight q;
+  q.configure (2, 8);
+  q.push (frame (0, 0));
+  q.push (frame (1, 1));
+  EXPECT_EQ (q.wait_for_room (true, in (20ms)), InFlight::Wait::kTimeout);
+  /* A frame that runs no task still has room. */
+  EXPECT_EQ (q.wait_for_room (false, in (20ms)), InFlight::Wait::kReady);
+
+  auto waiter = std::async (std::launch::async, [&] { return q.wait_for_room (true, in (5000ms)); });
+  EXPECT_EQ (waiter.wait_for (50ms), std::future_status::timeout) << "room before any task ended";
+  PendingFrame f;
+  ASSERT_EQ (q.next (&f), InFlight::Wait::kReady);
+  EXPECT_EQ (waiter.wait_for (50ms), std::future_status::timeout) << "taking a frame frees no slot";
+  q.task_done ();
+  EXPECT_EQ (waiter.get (), InFlight::Wait::kReady);
+  q.pushed (GST_FLOW_OK);
+}
+
+TEST (InFlight, FrameBoundCountsTheFrameBeingPushed)
+{
+  InFlight q;
+  q.configure (1, 2);
+  q.push (frame (-1, 0));
+  PendingFrame f;
+  ASSERT_EQ (q.next (&f), InFlight::Wait::kReady);
+  q.push (frame (-1, 1));
+  EXPECT_EQ (q.wait_for_room (false, in (20ms)), InFlight::Wait::kTimeout);
+  q.pushed (GST_FLOW_OK);
+  EXPECT_EQ (q.wait_for_room (false, in (20ms)), InFlight::Wait::kReady);
+}
+
+TEST (InFlight, FlushEndsEveryWait)
+{
+  InFlight q;
+  q.configure (1, 1);
+  q.push (frame (0, 0));
+  auto room = std::async (std::launch::async, [&] { return q.wait_for_room (true); });
+  auto drained = std::async (std::launch::async, [&] { return q.drain (); });
+  EXPECT_EQ (room.wait_for (30ms), std::future_status::timeout);
+  EXPECT_EQ (drained.wait_for (1ms), std::future_status::timeout);
+  q.set_flushing (true);
+  EXPECT_EQ (room.get (), InFlight::Wait::kFlushing);
+  EXPECT_EQ (drained.get (), InFlight::Wait::kFlushing);
+  PendingFrame f;
+  EXPECT_EQ (q.next (&f), InFlight::Wait::kFlushing) << "a flushing queue hands out nothing";
+  EXPECT_EQ (q.flow (), GST_FLOW_FLUSHING);
+
+  /* FLUSH_STOP: the queued frames come back to be dropped, and the queue starts over. */
+  std::deque<PendingFrame> dropped = q.take_all ();
+  ASSERT_EQ (dropped.size (), 1u);
+  EXPECT_EQ (dropped.front ().slot, 0);
+  q.set_flushing (false);
+  EXPECT_EQ (q.tasks (), 0);
+  EXPECT_EQ (q.flow (), GST_FLOW_OK);
+  EXPECT_EQ (q.wait_for_room (true, in (10ms)), InFlight::Wait::kReady);
+}
+
+TEST (InFlight, NextWaitsForAFrameUntilFlushed)
+{
+  InFlight q;
+  q.configure (2, 4);
+  auto taker = std::async (std::launch::async, [&] {
+    PendingFrame f;
+    return q.next (&f);
+  });
+  EXPECT_EQ (taker.wait_for (30ms), std::future_status::timeout);
+  q.set_flushing (true);
+  EXPECT_EQ (taker.get (), InFlight::Wait::kFlushing);
+  q.set_flushing (false);
+  PendingFrame f;
+  EXPECT_EQ (q.next (&f, in (20ms)), InFlight::Wait::kTimeout);
+}
+
+TEST (InFlight, DrainWaitsUntilEmptyAndNotPushing)
+{
+  InFlight q;
+  queue_inferred_and_carried (q, 2);
+  std::atomic<bool> done{false};
+  auto drained = std::async (std::launch::async, [&] {
+    const InFlight::Wait w = q.drain ();
+    done = true;
+    return w;
+  });
+  PendingFrame f;
+  ASSERT_EQ (q.next (&f), InFlight::Wait::kReady);
+  q.task_done ();
+  q.pushed (GST_FLOW_OK);
+  ASSERT_EQ (q.next (&f), InFlight::Wait::kReady);
+  /* Queue empty, last frame still being pushed: the drain goes on waiting. */
+  std::this_thread::sleep_for (30ms);
+  EXPECT_FALSE (done.load ());
+  EXPECT_EQ (q.queued (), 0u);
+  EXPECT_TRUE (q.busy ());
+  q.pushed (GST_FLOW_OK);
+  EXPECT_EQ (drained.get (), InFlight::Wait::kReady);
+  /* Draining pushes nothing itself. */
+  EXPECT_EQ (q.next (&f, in (10ms)), InFlight::Wait::kTimeout);
+}
+
+TEST (InFlight, StoredFlowReachesTheStreamingThread)
+{
+  InFlight q;
+  queue_inferred_and_carried (q, 1);
+  auto room = std::async (std::launch::async, [&] { return q.wait_for_room (true); });
+  take_and_push (q, GST_FLOW_NOT_LINKED);
+  /* The task freed its slot, but the flow it stored wins: upstream gets it, no frame is queued. */
+  EXPECT_EQ (room.get (), InFlight::Wait::kStopped);
+  EXPECT_EQ (q.flow (), GST_FLOW_NOT_LINKED);
+  EXPECT_EQ (q.wait_for_room (false, in (10ms)), InFlight::Wait::kStopped);
+  /* A drain does not wait for a task that stopped. */
+  EXPECT_EQ (q.drain (in (1000ms)), InFlight::Wait::kStopped);
+  /* The first flow other than OK is kept. */
+  take_and_push (q, GST_FLOW_EOS);
+  EXPECT_EQ (q.flow (), GST_FLOW_NOT_LINKED);
+  q.set_flushing (true);
+  q.take_all ();
+  q.set_flushing (false);
+  EXPECT_EQ (q.flow (), GST_FLOW_OK);
+}
+
+TEST (InFlight, DeadlinesEndWaits)
+{
+  InFlight q;
+  q.configure (1, 1);
+  q.push (frame (0, 0));
+  const auto start = std::chrono::steady_clock::now ();
+  EXPECT_EQ (q.wait_for_room (true, in (50ms)), InFlight::Wait::kTimeout);
+  EXPECT_EQ (q.drain (in (50ms)), InFlight::Wait::kTimeout);
+  const auto took = std::chrono::steady_clock::now () - start;
+  EXPECT_GE (took, 100ms);
+  EXPECT_LT (took, 10s);
+}
+
+TEST (InFlight, DroppedFramesReleaseTheirBuffers)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  {
+    InFlight q;
+    PendingFrame f;
+    f.buffer = gst_buffer_ref (buf);
+    q.push (std::move (f));
+    EXPECT_EQ (GST_MINI_OBJECT_REFCOUNT_VALUE (buf), 2);
+    q.take_all ();
+    EXPECT_EQ (GST_MINI_OBJECT_REFCOUNT_VALUE (buf), 1);
+    f = frame (-1, 0);
+    PendingFrame g (std::move (f));
+    EXPECT_EQ (f.buffer, nullptr);
+    EXPECT_NE (g.buffer, nullptr);
+  }
+  gst_buffer_unref (buf);
+}
+
+}  // namespace
