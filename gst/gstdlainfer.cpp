@@ -44,6 +44,7 @@
 #include "gst/frame_source.h"
 #include "gst/gstdlainfer-private.h"
 #include "gst/gstdlainfer.h"
+#include "gst/modelinfo_settings.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -378,10 +379,14 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
                  "an earlier frame hit the 911 error");
     return FALSE;
   }
-  GST_OBJECT_LOCK (self);
-  const dlainfer::Settings s = priv->settings;
-  GST_OBJECT_UNLOCK (self);
-  /* The settings first: a wrong mean/std is named even when the model file is missing too. */
+  /* The properties and the model's .modelinfo first: a wrong mean/std is named even when the model
+   * file is missing too. */
+  dla::Status file_st;
+  const dlainfer::Settings s = dlainfer::settings_at_start (GST_ELEMENT (self), &priv->settings, &file_st);
+  if (!file_st.ok ()) {
+    post_status (self, file_st, "reading the model's .modelinfo");
+    return FALSE;
+  }
   std::string bad;
   if (!dlainfer::check (s, &bad)) {
     post_status (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties at start");

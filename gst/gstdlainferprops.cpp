@@ -376,6 +376,8 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  if (!refused)
+    s.user_set.insert (pspec->name); /* wins over the model's .modelinfo */
   GST_OBJECT_UNLOCK (self);
   /* Nothing dropped quietly: a warning on the bus (the lock is not held while posting). */
   if (refused)

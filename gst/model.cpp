@@ -2,6 +2,7 @@
 
 #include "dla/primary_context.h"
 #include "gst/model_info.h"
+#include "gst/modelinfo.h"
 #include "host/labels.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
@@ -51,6 +52,16 @@ bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
   *why = {st, "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
                   ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")"};
   return false;
+}
+
+/* The model's .modelinfo must describe this loadable (docs/modelinfo.md). */
+bool check_file (const Settings &s, const Model &m, Refusal *why)
+{
+  std::string error;
+  if (!s.modelinfo || check_modelinfo (*s.modelinfo, dla::host_descs (m.engine->inputs ()),
+                                       dla::host_descs (m.engine->outputs ()), &error))
+    return true;
+  return refuse (why, dla::Code::kSettings, error, "check_modelinfo\n" + m.engine->describe ());
 }
 
 /* The engine retains the same primary context; ours only fails where the engine would too. The
@@ -104,7 +115,7 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
 bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why)
 {
   Model m;
-  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) ||
+  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) || !check_file (s, m, why) ||
       !check_context (element, s, cuda, why) || !plan_model (s, &m, why))
     return false;
   const dla::Engine &e = *m.engine;
@@ -135,6 +146,8 @@ GstStructure *model_info (const Settings &s, const Model &m)
   d.labels = int (m.labels.size ());
   d.inputs = &e.inputs ();
   d.outputs = &e.outputs ();
+  d.modelinfo = s.modelinfo ? s.modelinfo->path : "";
+  d.origin = &s.origin;
   return model_info_structure (d);
 }
 
