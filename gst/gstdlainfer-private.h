@@ -13,6 +13,7 @@
 #include "gst/interval.h"
 #include "gst/model.h"
 #include "gst/outputs/classification.h"
+#include "gst/outputs/tensor_output.h"
 #include "gst/settings.h"
 #include "gst/stats.h"
 
@@ -35,6 +36,7 @@ struct GstDlaInferPrivate {
   GstStructure *model_info = nullptr;
   dlainfer::FrameInput input;
   dlainfer::ClassificationOutput output;
+  dlainfer::TensorOutput tensors;
 
   /* The stream (reset at start, flush and stream-start): which frames run the model. */
   dlainfer::Interval interval;
@@ -64,3 +66,5 @@ GType gst_dla_infer_channel_order_get_type (void);
 GType gst_dla_infer_resize_mode_get_type (void);
 #define GST_TYPE_DLA_INFER_ACTIVATION (gst_dla_infer_activation_get_type ())
 GType gst_dla_infer_activation_get_type (void);
+#define GST_TYPE_DLA_INFER_TENSOR_TYPE (gst_dla_infer_tensor_type_get_type ())
+GType gst_dla_infer_tensor_type_get_type (void);

@@ -226,6 +226,7 @@ GstFlowReturn infer (GstDlaInfer *self, GstBuffer *buf, const FrameSettings &f)
                         priv->input.graphed ());
   priv->interval.inferred ();
   priv->output.attach (GST_OBJECT (self), buf, false, 0);
+  priv->tensors.attach (buf, engine, task.task ().slot);
   if (f.post_messages)
     priv->output.post (GST_ELEMENT (self), buf, &GST_BASE_TRANSFORM (self)->segment);
   if (!priv->output.empty ())
@@ -241,6 +242,8 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   const dlainfer::Model &m = *priv->model;
   priv->output.prepare (m.labels, m.plan.classes, g_quark_from_string (GST_OBJECT_NAME (self)),
                         g_quark_from_string (m.engine->backend ().c_str ()), s.dla_core);
+  priv->tensors.prepare (m.engine->outputs (), s, m.plan.classes,
+                         g_quark_from_string (GST_OBJECT_NAME (self)));
   priv->cuda.reset_log ();
   priv->interval.reset ();
   priv->stats.reset ();
@@ -308,6 +311,7 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_CHANNEL_ORDER, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_RESIZE_MODE, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_ACTIVATION, GstPluginAPIFlags (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_TENSOR_TYPE, GstPluginAPIFlags (0));
 }
 
 static void gst_dla_infer_init (GstDlaInfer *self)
@@ -422,6 +426,7 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
     priv->model.reset ();
   }
   priv->output.clear ();
+  priv->tensors.clear ();
   GST_OBJECT_LOCK (trans);
   GstStructure *info = priv->model_info;
   priv->model_info = nullptr;
