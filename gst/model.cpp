@@ -87,6 +87,7 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
   req.labels_path = s.labels;
   req.input_scale = s.input_scale;
   req.output_scale = s.output_scale;
+  req.tensors = s.tensor_meta;
   classifier::Check failed = classifier::Check::kShape;
   const dla::Status st = classifier::plan (dla::host_descs (m->engine->inputs ()),
                                            dla::host_descs (m->engine->outputs ()), req, &m->plan, &failed);
@@ -119,7 +120,10 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
       !check_context (element, s, cuda, why) || !plan_model (s, &m, why))
     return false;
   const dla::Engine &e = *m.engine;
-  if (e.outputs ().size () > 1)
+  if (m.plan.classes == 0)
+    GST_INFO_OBJECT (element, "output '%s' is no class vector: the element attaches the tensors only",
+                     e.outputs ()[0].name.c_str ());
+  else if (e.outputs ().size () > 1)
     GST_INFO_OBJECT (element, "the model has %u outputs; the first ('%s') holds the class scores",
                      guint (e.outputs ().size ()), e.outputs ()[0].name.c_str ());
   if (m.plan.classes_may_be_padding)
