@@ -226,7 +226,7 @@ GstFlowReturn infer (GstDlaInfer *self, GstBuffer *buf, const FrameSettings &f)
                         priv->input.graphed ());
   priv->interval.inferred ();
   priv->output.attach (GST_OBJECT (self), buf, false, 0);
-  priv->tensors.attach (buf, engine, task.task ().slot);
+  priv->tensors.attach (GST_ELEMENT (self), buf, engine, task.task ().slot);
   if (f.post_messages)
     priv->output.post (GST_ELEMENT (self), buf, &GST_BASE_TRANSFORM (self)->segment);
   if (!priv->output.empty ())

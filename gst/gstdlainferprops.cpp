@@ -40,6 +40,8 @@ enum {
   PROP_POST_MESSAGES,
   PROP_TENSOR_META,
   PROP_TENSOR_TYPE,
+  PROP_DUMP_DIR,
+  PROP_DUMP_COUNT,
   PROP_STATS,
   PROP_MODEL_INFO,
 };
@@ -307,6 +309,18 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
                          "Element type of the attached outputs other than a class vector (wins over the "
                          ".modelinfo's type)",
                          GST_TYPE_DLA_INFER_TENSOR_TYPE, defaults.tensor_fp16 ? 1 : 0, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_DUMP_DIR,
+      g_param_spec_string (
+          "dump-dir", "Dump folder",
+          "Folder (made when missing) where the next dump-count inferences write their input "
+          "tensor and raw outputs, with layout.txt describing them, for offline comparison",
+          nullptr, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_DUMP_COUNT,
+      g_param_spec_uint ("dump-count", "Dump count",
+                         "Inferences still to write into dump-dir; setting it arms the dump (0: none)", 0,
+                         G_MAXINT, 0, kPlayingFlags));
   static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
   g_object_class_install_property (
       klass, PROP_STATS,
@@ -414,6 +428,14 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       if (model_may_change (self, pspec, &refused))
         s.tensor_fp16 = g_value_get_enum (value) == 1;
       break;
+    case PROP_DUMP_DIR: {
+      const gchar *v = g_value_get_string (value);
+      self->priv->tensors.dump ().set_dir (v ? v : "");
+      break;
+    }
+    case PROP_DUMP_COUNT:
+      self->priv->tensors.dump ().set_count (g_value_get_uint (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -507,6 +529,14 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_TENSOR_TYPE:
       g_value_set_enum (value, s.tensor_fp16 ? 1 : 0);
+      break;
+    case PROP_DUMP_DIR: {
+      const std::string dir = self->priv->tensors.dump ().dir ();
+      g_value_set_string (value, dir.empty () ? nullptr : dir.c_str ());
+      break;
+    }
+    case PROP_DUMP_COUNT:
+      g_value_set_uint (value, self->priv->tensors.dump ().count ());
       break;
     case PROP_MODEL_INFO:
       g_value_set_boxed (value, self->priv->model_info);

@@ -3,7 +3,6 @@
 #endif
 
 #include "gst/meta/gstdlatensormeta.h"
-#include "gst/modelinfo.h"
 #include "gst/outputs/tensor_output.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
@@ -12,41 +11,6 @@
 #endif
 
 namespace dlainfer {
-namespace {
-
-constexpr const char *kClassVectorId = "classification-generic-out";
-
-TensorPlan plan_one (const dla::TensorInfo &t, const Settings &s, bool class_vector, int classes)
-{
-  TensorPlan p;
-  p.name = t.name;
-  p.view = t.view;
-  p.int8_scale = s.output_scale > 0.f ? s.output_scale : 1.f;
-  const ModelInfoTensor *mi = s.modelinfo ? s.modelinfo->find (t.name) : nullptr;
-  std::string id = mi && !mi->id.empty () ? mi->id : class_vector ? kClassVectorId : t.name;
-  p.id = g_quark_from_string (id.c_str ());
-  if (class_vector) {
-    p.view.c = classes; /* pad lanes the labels resolved are no classes */
-    p.dims = {gsize (p.view.n), gsize (classes)};
-    return p; /* always FLOAT32: the decoder reads nothing else */
-  }
-  const bool fp16 =
-      s.user_set.count ("tensor-type") || !mi || mi->type.empty () ? s.tensor_fp16 : mi->type == "float16";
-  p.type = fp16 ? depad::Type::kFloat16 : depad::Type::kFloat32;
-  p.dims = {gsize (p.view.n), gsize (p.view.c), gsize (p.view.h), gsize (p.view.w)};
-  return p;
-}
-
-}  // namespace
-
-std::vector<TensorPlan> plan_tensors (const std::vector<dla::TensorInfo> &outputs, const Settings &s,
-                                      int classes)
-{
-  std::vector<TensorPlan> plans;
-  for (size_t i = 0; i < outputs.size (); ++i)
-    plans.push_back (plan_one (outputs[i], s, i == 0 && classes > 0, classes));
-  return plans;
-}
 
 GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data)
 {
@@ -65,18 +29,23 @@ GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data)
 void TensorOutput::prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes,
                             GQuark element)
 {
-  plans_ = s.tensor_meta ? plan_tensors (outputs, s, classes) : std::vector<TensorPlan> ();
+  plans_ = plan_tensors (outputs, s, classes);
+  attach_ = s.tensor_meta;
+  input_scale_ = s.input_scale;
   element_ = element;
 }
 
-void TensorOutput::attach (GstBuffer *buf, const dla::Engine &engine, int slot) const
+void TensorOutput::attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot)
 {
-  if (plans_.empty ())
-    return;
-  std::vector<const void *> outputs;
-  for (size_t i = 0; i < plans_.size (); ++i)
-    outputs.push_back (engine.host_output (slot, int (i)));
-  attach_host (buf, outputs);
+  if (attach_) {
+    std::vector<const void *> outputs;
+    for (size_t i = 0; i < plans_.size (); ++i)
+      outputs.push_back (engine.host_output (slot, int (i)));
+    attach_host (buf, outputs);
+  }
+  std::string error;
+  if (!dump_.write (engine, slot, plans_, input_scale_, &error))
+    GST_ELEMENT_WARNING (element, RESOURCE, WRITE, ("%s", error.c_str ()), ("dump-count is now 0"));
 }
 
 #ifdef DLAINFER_UPSTREAM_TENSORS
@@ -88,7 +57,7 @@ bool upstream_tensor_meta ()
 
 void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const
 {
-  if (plans_.empty ())
+  if (!attach_ || plans_.empty ())
     return;
   GstTensor **tensors = g_new0 (GstTensor *, plans_.size ());
   guint n = 0;
@@ -114,7 +83,7 @@ bool upstream_tensor_meta ()
 
 void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const
 {
-  if (plans_.empty ())
+  if (!attach_ || plans_.empty ())
     return;
   GstDlaTensorMeta *meta = gst_buffer_add_dla_tensor_meta (buf, element_);
   for (size_t i = 0; meta && i < plans_.size (); ++i) {

@@ -11,45 +11,35 @@
 #include <vector>
 
 #include "dla/engine.h"
-#include "gst/settings.h"
-#include "host/depad.h"
+#include "gst/outputs/dump.h"
+#include "gst/outputs/tensor_plan.h"
 
 namespace dlainfer {
-
-/* One output as it is published. */
-struct TensorPlan {
-  std::string name;
-  tensor::View view{}; /* what is read: a class vector's c is the class count */
-  GQuark id = 0;
-  depad::Type type = depad::Type::kFloat32;
-  std::vector<gsize> dims; /* [N, C] for a class vector, else [N, C, H, W] */
-  float int8_scale = 1.f;
-};
-
-/* The plans for `outputs`, given settings (tensor-type, output-scale, the .modelinfo's ids and
- * types) and the class count of output 0 (0: the model is no classifier). */
-std::vector<TensorPlan> plan_tensors (const std::vector<dla::TensorInfo> &outputs, const Settings &s,
-                                      int classes);
 
 /* Whether this build attaches upstream's GstTensorMeta (else GstDlaTensorMeta). */
 bool upstream_tensor_meta ();
 
 class TensorOutput {
  public:
-  /* start: nothing is attached unless s.tensor_meta. */
+  /* start: nothing is attached unless s.tensor_meta; the dump (dump-dir) works either way. */
   void prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes, GQuark element);
   void clear () { plans_.clear (); }
 
-  /* An inferred frame: the outputs of the engine's `slot` on `buf` (one call per frame). */
-  void attach (GstBuffer *buf, const dla::Engine &engine, int slot) const;
-  /* The same from host copies of the outputs, in the model's order. */
+  /* An inferred frame, after its classification: the outputs of the engine's `slot` on `buf`, and
+   * the frame's tensors into dump-dir when armed (a failure is a warning on the bus). */
+  void attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot);
+  /* The tensors from host copies of the outputs, in the model's order. */
   void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const;
 
-  const std::vector<TensorPlan> &plans () const { return plans_; }
+  /* dump-dir and dump-count (any thread). */
+  Dump &dump () { return dump_; }
 
  private:
   std::vector<TensorPlan> plans_;
+  bool attach_ = false;
+  float input_scale_ = 0.f;
   GQuark element_ = 0;
+  Dump dump_;
 };
 
 /* A new buffer holding `plan`'s output de-padded from `data`. */

@@ -15,6 +15,7 @@
 
 #include "gst/meta/gstdlatensormeta.h"
 #include "gst/modelinfo.h"
+#include "gst/outputs/dump.h"
 #include "gst/outputs/tensor_output.h"
 #include "kernels/numeric.h"
 
@@ -223,6 +224,38 @@ TEST (TensorOutput, AttachedAsTheDecoderReadsThem)
   EXPECT_EQ (buffer_floats (gst_dla_tensor_meta_get_data (tm, 1)), map_expected);
 #endif
   gst_buffer_unref (buf);
+}
+
+/* layout.txt: every tensor with what an offline reader needs to find element (n, c, h, w). */
+TEST (Dump, DescriptionNamesEveryTensorAndTheFormula)
+{
+  dla::TensorInfo in = output ("image", tensor::Layout::kChw32, tensor::ElemType::kInt8, 3, 64, 64);
+  const auto map = output ("features", tensor::Layout::kDlaLinear, tensor::ElemType::kInt8, 20, 16, 16);
+  dlainfer::Settings s;
+  s.output_scale = 0.0625f;
+  const std::string d = dlainfer::dump_description ({in}, 0.5f, dlainfer::plan_tensors ({map}, s, 0));
+  EXPECT_NE (d.find ("n*batch-stride + (c/lanes)*plane-stride + h*row-stride + w*lanes*elem-size"),
+             std::string::npos)
+      << d;
+  EXPECT_NE (d.find ("input image: layout=chw32 type=int8 n=1 c=3 h=64 w=64 lanes=32 elem-size=1 "
+                     "row-stride=2048 plane-stride=131072 batch-stride=131072 size=131072 scale=0.5\n"),
+             std::string::npos)
+      << d;
+  EXPECT_NE (d.find ("output features: layout=dla_linear type=int8 n=1 c=20 h=16 w=16 lanes=1 elem-size=1 "
+                     "row-stride=64 plane-stride=1024 batch-stride=20480 size=20480 scale=0.0625\n"),
+             std::string::npos)
+      << d;
+  EXPECT_NE (d.find ("NNNNNN-output-<tensor>.f32"), std::string::npos) << d;
+}
+
+TEST (Dump, ArmedByCountAndFolder)
+{
+  dlainfer::Dump dump;
+  EXPECT_EQ (dump.count (), 0u);
+  dump.set_dir ("/tmp/x");
+  dump.set_count (3);
+  EXPECT_EQ (dump.dir (), "/tmp/x");
+  EXPECT_EQ (dump.count (), 3u);
 }
 
 }  // namespace
