@@ -338,7 +338,8 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       model_info_spec = g_param_spec_boxed ("model-info", "Model information",
                                             "The open model: backend, cuDLA version, DLA core, "
                                             "each tensor's name, dims, layout, type, size and raw "
-                                            "descriptor (NULL until started)",
+                                            "descriptor, the .modelinfo read and where each setting "
+                                            "came from (settings-source) (NULL until started)",
                                             GST_TYPE_STRUCTURE, kReadOnlyFlags));
 }
 

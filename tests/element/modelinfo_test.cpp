@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gst/modelinfo_settings.h"
+#include "test_support.h"
 
 namespace {
 
@@ -269,6 +270,59 @@ TEST_F (ModelInfoStart, ReadsTheFileBesideTheModel)
   EXPECT_EQ (st.code, host::Code::kSettings);
   EXPECT_NE (st.message.find ("reads format 1.x"), std::string::npos) << st.message;
   gst_object_unref (element);
+}
+
+/* pipelines/write-modelinfo.py: its file parses, fits the loadable it describes, and gives back
+ * the mean/std it was given. */
+using WriterScript = TempDir;
+
+TEST_F (WriterScript, RoundTrip)
+{
+  const std::string inspect =
+      write ("inspect.txt",
+             "backend=swdla\n"
+             "input 0: 'image' fp16 chw16 1x16x224x224 (row 7168 B, plane 1605632 B)\n"
+             "output 0: 'logits' fp16 chw16 1x1000x1x1 (row 32 B, plane 32 B)\n"
+             "output 1: 'features' fp16 chw16 1x64x7x7 (row 224 B, plane 1568 B)\n");
+  const std::string out = path ("m.dla.modelinfo");
+  files_.push_back (out);
+  const std::string cmd =
+      "python3 " + dlainfer_test::source_path ("pipelines/write-modelinfo.py") + " m.dla --inspect-output " +
+      inspect + " -o " + out +
+      " --mean 0.485 0.456 0.406 --std 0.229 0.224 0.225 --channel-order bgr --group-id g";
+  gint status = -1;
+  gchar *err = nullptr;
+  ASSERT_TRUE (g_spawn_command_line_sync (cmd.c_str (), nullptr, &err, &status, nullptr));
+  EXPECT_EQ (status, 0) << err;
+  g_free (err);
+  ModelInfo mi;
+  std::string error;
+  ASSERT_TRUE (dlainfer::load_modelinfo (out, &mi, &error)) << error;
+  EXPECT_EQ (mi.group_id, "g");
+  EXPECT_EQ (mi.channel_order, "bgr");
+  EXPECT_EQ (mi.find ("logits")->id, "classification-generic-out");
+  EXPECT_EQ (mi.find ("logits")->dims, (std::vector<int64_t>{1, 1000}));
+  EXPECT_EQ (mi.find ("features")->dims, (std::vector<int64_t>{1, 64, 7, 7}));
+  EXPECT_EQ (mi.find ("image")->dims, (std::vector<int64_t>{1, 3, 224, 224})) << "the real channel count";
+  const std::vector<host::TensorDesc> in = {
+      desc ("image", tensor::Layout::kChw16, tensor::ElemType::kFp16, 16, 224, 224)};
+  const std::vector<host::TensorDesc> outs = {
+      desc ("logits", tensor::Layout::kChw16, tensor::ElemType::kFp16, 1000, 1, 1),
+      desc ("features", tensor::Layout::kChw16, tensor::ElemType::kFp16, 64, 7, 7)};
+  EXPECT_TRUE (dlainfer::check_modelinfo (mi, in, outs, &error)) << error;
+  const dlainfer::Settings s =
+      dlainfer::apply_modelinfo (dlainfer::Settings (), std::make_shared<ModelInfo> (mi));
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f};
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR (s.mean[c], mean[c], 1e-6f) << c;
+    EXPECT_NEAR (s.std[c], std[c], 1e-6f) << c;
+  }
+  /* It never overwrites a file silently. */
+  gchar *err2 = nullptr;
+  ASSERT_TRUE (g_spawn_command_line_sync (cmd.c_str (), nullptr, &err2, &status, nullptr));
+  EXPECT_NE (status, 0);
+  EXPECT_NE (std::string (err2).find ("give --force"), std::string::npos) << err2;
+  g_free (err2);
 }
 
 }  // namespace
