@@ -12,9 +12,11 @@
 
 namespace dlainfer {
 
-GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data)
+GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data, GstBufferPool *pool)
 {
-  GstBuffer *out = gst_buffer_new_allocate (nullptr, depad::dense_bytes (plan.view, plan.type), nullptr);
+  GstBuffer *out = nullptr;
+  if (!pool || gst_buffer_pool_acquire_buffer (pool, &out, nullptr) != GST_FLOW_OK)
+    out = gst_buffer_new_allocate (nullptr, depad::dense_bytes (plan.view, plan.type), nullptr);
   GstMapInfo map;
   if (!out || !gst_buffer_map (out, &map, GST_MAP_WRITE)) {
     if (out)
@@ -26,10 +28,35 @@ GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data)
   return out;
 }
 
+void TensorOutput::PoolFree::operator() (GstBufferPool *pool) const
+{
+  gst_buffer_pool_set_active (pool, FALSE); /* buffers still downstream are freed when released */
+  gst_object_unref (pool);
+}
+
+namespace {
+
+GstBufferPool *make_pool (guint size)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, nullptr, size, 2, 0);
+  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return nullptr; /* depad_to_buffer allocates instead */
+  }
+  return pool;
+}
+
+}  // namespace
+
 void TensorOutput::prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes,
                             GQuark element)
 {
   plans_ = plan_tensors (outputs, s, classes);
+  pools_.clear ();
+  for (const TensorPlan &p : plans_)
+    pools_.emplace_back (s.tensor_meta ? make_pool (guint (depad::dense_bytes (p.view, p.type))) : nullptr);
   attach_ = s.tensor_meta;
   input_scale_ = s.input_scale;
   element_ = element;
@@ -55,7 +82,7 @@ bool upstream_tensor_meta ()
   return true;
 }
 
-void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const
+void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
 {
   if (!attach_ || plans_.empty ())
     return;
@@ -63,7 +90,7 @@ void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> 
   guint n = 0;
   for (size_t i = 0; i < plans_.size (); ++i) {
     const TensorPlan &p = plans_[i];
-    GstBuffer *data = depad_to_buffer (p, outputs[i]);
+    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
     if (!data)
       continue;
     std::vector<gsize> dims = p.dims; /* the API takes them non-const */
@@ -81,14 +108,14 @@ bool upstream_tensor_meta ()
   return false;
 }
 
-void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const
+void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
 {
   if (!attach_ || plans_.empty ())
     return;
   GstDlaTensorMeta *meta = gst_buffer_add_dla_tensor_meta (buf, element_);
   for (size_t i = 0; meta && i < plans_.size (); ++i) {
     const TensorPlan &p = plans_[i];
-    GstBuffer *data = depad_to_buffer (p, outputs[i]);
+    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
     if (data)
       gst_dla_tensor_meta_add_tensor (meta, p.id,
                                       p.type == depad::Type::kFloat16 ? GST_DLA_TENSOR_DATA_TYPE_FLOAT16

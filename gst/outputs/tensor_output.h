@@ -7,6 +7,7 @@
 
 #include <gst/gst.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,26 +24,37 @@ class TensorOutput {
  public:
   /* start: nothing is attached unless s.tensor_meta; the dump (dump-dir) works either way. */
   void prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes, GQuark element);
-  void clear () { plans_.clear (); }
+  void clear ()
+  {
+    plans_.clear ();
+    pools_.clear ();
+  }
 
   /* An inferred frame, after its classification: the outputs of the engine's `slot` on `buf`, and
    * the frame's tensors into dump-dir when armed (a failure is a warning on the bus). */
   void attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot);
   /* The tensors from host copies of the outputs, in the model's order. */
-  void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs) const;
+  void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs);
 
   /* dump-dir and dump-count (any thread). */
   Dump &dump () { return dump_; }
 
  private:
+  struct PoolFree {
+    void operator() (GstBufferPool *pool) const;
+  };
+  /* One pool per output: a fresh allocation of a large map per frame costs page faults. */
+  using Pool = std::unique_ptr<GstBufferPool, PoolFree>;
+
   std::vector<TensorPlan> plans_;
+  std::vector<Pool> pools_;
   bool attach_ = false;
   float input_scale_ = 0.f;
   GQuark element_ = 0;
   Dump dump_;
 };
 
-/* A new buffer holding `plan`'s output de-padded from `data`. */
-GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data);
+/* A buffer (from `pool` when it has one) holding `plan`'s output de-padded from `data`. */
+GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data, GstBufferPool *pool);
 
 }  // namespace dlainfer
