@@ -399,6 +399,29 @@ TEST (ElementFailure, LabelsDeepStreamStyle)
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "one label per line");
 }
 
+/* A malformed .modelinfo beside the model stops the start with the file, the cause and the fix,
+ * before the model is opened (docs/modelinfo.md). */
+TEST (ElementFailure, ModelInfoMalformed)
+{
+  TempDir tmp;
+  tmp.file ("m.bin.modelinfo", "[modelinfo]\nversion=2.0\n");
+  const BusError e = run_until_error (pipeline_with ("model=" + tmp.file ("m.bin", "")));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "m.bin.modelinfo' has version 2.0");
+  EXPECT_NE (e.message.find ("regenerate it as version 1.0"), std::string::npos) << e.message;
+}
+
+/* The file's labels are used unless the labels property is set, which wins. */
+TEST (ElementFailure, ModelInfoLabelsAndTheProperty)
+{
+  TempDir tmp;
+  tmp.file ("m.modelinfo", "[modelinfo]\nversion=1.0\ndlainfer-labels=from-file.txt\n");
+  const std::string model = tmp.file ("m.bin", "");
+  BusError e = run_until_error (pipeline_with ("model=" + model));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "from-file.txt");
+  e = run_until_error (pipeline_with ("model=" + model + " labels=/nonexistent/from-property.txt"));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/from-property.txt");
+}
+
 /* A wrong mean or std fails start with an error naming the property, its value and what it takes.
  * The settings are checked before anything else: the model file (missing here) is opened after. */
 TEST (ElementFailure, BadMeanStdAtStart)
