@@ -86,8 +86,13 @@ void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> 
 {
   if (!attach_ || plans_.empty ())
     return;
-  GstTensor **tensors = g_new0 (GstTensor *, plans_.size ());
+  /* A buffer has one GstTensorMeta: another element's tensors (a second dlainfer) are kept, first. */
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
+  const gsize kept = meta ? meta->num_tensors : 0;
+  GstTensor **tensors = g_new0 (GstTensor *, kept + plans_.size ());
   guint n = 0;
+  for (gsize i = 0; i < kept; ++i)
+    tensors[n++] = gst_tensor_copy (meta->tensors[i]);
   for (size_t i = 0; i < plans_.size (); ++i) {
     const TensorPlan &p = plans_[i];
     GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
@@ -98,7 +103,7 @@ void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> 
         p.id, p.type == depad::Type::kFloat16 ? GST_TENSOR_DATA_TYPE_FLOAT16 : GST_TENSOR_DATA_TYPE_FLOAT32,
         data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims.size (), dims.data ());
   }
-  gst_tensor_meta_set (gst_buffer_add_tensor_meta (buf), n, tensors);
+  gst_tensor_meta_set (meta ? meta : gst_buffer_add_tensor_meta (buf), n, tensors);
 }
 
 #else

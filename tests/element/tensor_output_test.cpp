@@ -226,6 +226,35 @@ TEST (TensorOutput, AttachedAsTheDecoderReadsThem)
   gst_buffer_unref (buf);
 }
 
+/* Two dlainfer elements on one buffer: the second's tensors do not replace the first's. */
+TEST (TensorOutput, SecondElementKeepsTheFirstsTensors)
+{
+  HostOutputs h;
+  dlainfer::Settings s;
+  s.output_scale = 0.5f;
+  s.tensor_meta = true;
+  dlainfer::TensorOutput first, second;
+  first.prepare ({h.scores}, s, 4, g_quark_from_string ("first"));
+  second.prepare ({h.map}, s, 0, g_quark_from_string ("second"));
+  GstBuffer *buf = gst_buffer_new ();
+  first.attach_host (buf, {h.a.data ()});
+  second.attach_host (buf, {h.b.data ()});
+#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
+  GstTensorMeta *tm = gst_buffer_get_tensor_meta (buf);
+  ASSERT_NE (tm, nullptr);
+  ASSERT_EQ (tm->num_tensors, 2u);
+  EXPECT_STREQ (g_quark_to_string (tm->tensors[0]->id), "classification-generic-out");
+  EXPECT_STREQ (g_quark_to_string (tm->tensors[1]->id), "features");
+#else
+  guint metas = 0;
+  gpointer state = nullptr;
+  while (gst_buffer_iterate_meta_filtered (buf, &state, GST_DLA_TENSOR_META_API_TYPE))
+    ++metas;
+  EXPECT_EQ (metas, 2u) << "one GstDlaTensorMeta per element";
+#endif
+  gst_buffer_unref (buf);
+}
+
 /* layout.txt: every tensor with what an offline reader needs to find element (n, c, h, w). */
 TEST (Dump, DescriptionNamesEveryTensorAndTheFormula)
 {
