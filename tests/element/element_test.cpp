@@ -410,6 +410,33 @@ TEST (ElementFailure, ModelInfoMalformed)
   EXPECT_NE (e.message.find ("regenerate it as version 1.0"), std::string::npos) << e.message;
 }
 
+/* A PLACEHOLDER value (as upstream's generator writes them) is a warning on the bus, then the start
+ * goes on (here to the missing model's error). */
+TEST (ElementFailure, ModelInfoPlaceholderWarns)
+{
+  TempDir tmp;
+  tmp.file ("m.bin.modelinfo", "[modelinfo]\nversion=1.0\ngroup-id=PLACEHOLDER_GROUP_ID\n");
+  GstElement *pipeline =
+      gst_parse_launch (pipeline_with ("model=" + tmp.file ("m.bin", "")).c_str (), nullptr);
+  ASSERT_NE (pipeline, nullptr);
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_WARNING);
+  ASSERT_NE (msg, nullptr) << "no warning on the bus";
+  GError *err = nullptr;
+  gst_message_parse_warning (msg, &err, nullptr);
+  EXPECT_NE (std::string (err->message).find ("group-id is 'PLACEHOLDER_GROUP_ID', a placeholder"),
+             std::string::npos)
+      << err->message;
+  g_error_free (err);
+  gst_message_unref (msg);
+  const BusError e = element_test::wait_bus_error (pipeline, 10 * GST_SECOND, GST_MESSAGE_ASYNC_DONE);
+  EXPECT_TRUE (e.posted) << "the empty model file still fails the start";
+  gst_object_unref (bus);
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+}
+
 /* The file's labels are used unless the labels property is set, which wins. */
 TEST (ElementFailure, ModelInfoLabelsAndTheProperty)
 {
