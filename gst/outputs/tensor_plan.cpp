@@ -7,6 +7,15 @@ namespace {
 
 constexpr const char *kClassVectorId = "classification-generic-out";
 
+/* The channel count a .modelinfo's dims give (0: none). check_modelinfo has matched it to the
+ * descriptor, which may report the padded count (32 for 20 in chw16, docs/cudla.md 7). */
+int64_t file_channels (const ModelInfoTensor *mi)
+{
+  if (!mi || mi->dims.size () < 2)
+    return 0;
+  return mi->col_major ? mi->dims[mi->dims.size () - 2] : mi->dims[1];
+}
+
 TensorPlan plan_one (const dla::TensorInfo &t, const Settings &s, bool class_vector, int classes)
 {
   TensorPlan p;
@@ -24,6 +33,9 @@ TensorPlan plan_one (const dla::TensorInfo &t, const Settings &s, bool class_vec
   const bool fp16 =
       s.user_set.count ("tensor-type") || !mi || mi->type.empty () ? s.tensor_fp16 : mi->type == "float16";
   p.type = fp16 ? depad::Type::kFloat16 : depad::Type::kFloat32;
+  const int64_t c = file_channels (mi);
+  if (c > 0 && c < p.view.c)
+    p.view.c = c; /* the pad channels are no values */
   p.dims = {gsize (p.view.n), gsize (p.view.c), gsize (p.view.h), gsize (p.view.w)};
   return p;
 }

@@ -131,6 +131,19 @@ TEST (TensorPlans, ModelInfoIdsAndTypes)
   EXPECT_STREQ (g_quark_to_string (plans[0].id), "my-scores");
   EXPECT_STREQ (g_quark_to_string (plans[1].id), "embedding");
   EXPECT_EQ (plans[1].type, depad::Type::kFloat16);
+  /* A descriptor that reports the padded channel count (32 for 20): the file's dims say the real one. */
+  ASSERT_TRUE (dlainfer::parse_modelinfo ("[modelinfo]\nversion=1.0\n[features]\ndims=1,20,7,7\n",
+                                          "m.modelinfo", mi.get (), &error))
+      << error;
+  const auto padded = output ("features", tensor::Layout::kChw16, tensor::ElemType::kFp16, 32, 7, 7);
+  plans = dlainfer::plan_tensors ({padded}, s, 0);
+  EXPECT_EQ (plans[0].dims, (std::vector<gsize>{1, 20, 7, 7}));
+  EXPECT_EQ (plans[0].view.c, 20);
+  ASSERT_TRUE (
+      dlainfer::parse_modelinfo ("[modelinfo]\nversion=1.0\n[logits]\nid=my-scores\n"
+                                 "[features]\ntype=float16\nid=embedding\n",
+                                 "m.modelinfo", mi.get (), &error))
+      << error;
   s.user_set.insert ("tensor-type"); /* tensor-type=float32 set: wins over the file */
   plans = dlainfer::plan_tensors ({logits, map}, s, 10);
   EXPECT_EQ (plans[1].type, depad::Type::kFloat32);
