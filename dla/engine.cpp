@@ -333,6 +333,29 @@ const void *Engine::host_output (int slot, int index) const
   return slots_[slot]->host_output (size_t (index));
 }
 
+Status Engine::read_input (int slot, int index, void *host, size_t bytes)
+{
+  void *src = input_ptr (slot, index);
+  if (!src || index >= int (inputs_.size ()) || bytes != size_t (inputs_[size_t (index)].view.size))
+    return Status::Error (Code::kRuntime, "read_input: slot " + std::to_string (slot) + ", input " +
+                                              std::to_string (index) + " or " + std::to_string (bytes) +
+                                              " bytes do not fit the model");
+  /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
+  ScopedContext scope (primary_context ());
+  auto *stream = static_cast<cudaStream_t> (impl_->stream.get ());
+  int err;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    err = cudaMemcpyAsync (host, src, bytes, cudaMemcpyDeviceToHost, stream);
+  }
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (stream);
+  if (err == cudaSuccess)
+    return Status::Ok ();
+  std::lock_guard<std::mutex> lock (mutex_);
+  return on_cuda_error (err, "cudaMemcpyAsync (an input tensor, to dump it)");
+}
+
 SlotTimings Engine::timings (int slot) const
 {
   if (slot < 0 || slot >= int (slots_.size ()))

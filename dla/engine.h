@@ -119,6 +119,9 @@ class Engine {
    * pointer never leaves the engine. */
   void *input_ptr (int slot, int index = 0) const;
   const void *host_output (int slot, int index) const;
+  /* Copies a slot's input tensor (`bytes` = its view's size) to host memory, on the engine's stream,
+   * and waits: for dumps (tensor triage), after the task ended, never per frame. */
+  Status read_input (int slot, int index, void *host, size_t bytes);
   SlotTimings timings (int slot) const;
 
   /* Backend, library, core and every tensor: raw descriptor, layout, reading (for model-info). */

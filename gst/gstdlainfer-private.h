@@ -20,6 +20,7 @@
 #include "gst/interval.h"
 #include "gst/model.h"
 #include "gst/outputs/classification.h"
+#include "gst/outputs/tensor_output.h"
 #include "gst/settings.h"
 #include "gst/stats.h"
 
@@ -42,6 +43,7 @@ struct GstDlaInferPrivate {
   GstStructure *model_info = nullptr;
   dlainfer::FrameInput input;
   dlainfer::ClassificationOutput output;
+  dlainfer::TensorOutput tensors;
 
   /* The stream (reset at start, flush and stream-start; streaming thread): which frames run the
    * model. */
@@ -113,3 +115,5 @@ GType gst_dla_infer_channel_order_get_type (void);
 GType gst_dla_infer_resize_mode_get_type (void);
 #define GST_TYPE_DLA_INFER_ACTIVATION (gst_dla_infer_activation_get_type ())
 GType gst_dla_infer_activation_get_type (void);
+#define GST_TYPE_DLA_INFER_TENSOR_TYPE (gst_dla_infer_tensor_type_get_type ())
+GType gst_dla_infer_tensor_type_get_type (void);

@@ -49,6 +49,7 @@
 #include "gst/frame_source.h"
 #include "gst/gstdlainfer-private.h"
 #include "gst/gstdlainfer.h"
+#include "gst/modelinfo_settings.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -108,6 +109,8 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   const dlainfer::Model &m = *priv->model;
   priv->output.prepare (m.labels, m.plan.classes, g_quark_from_string (GST_OBJECT_NAME (self)),
                         g_quark_from_string (m.engine->backend ().c_str ()), s.dla_core);
+  priv->tensors.prepare (m.engine->outputs (), s, m.plan.classes,
+                         g_quark_from_string (GST_OBJECT_NAME (self)));
   priv->cuda.reset_log ();
   priv->interval.reset ();
   priv->stats.reset ();
@@ -181,6 +184,7 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_CHANNEL_ORDER, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_RESIZE_MODE, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_ACTIVATION, GstPluginAPIFlags (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_TENSOR_TYPE, GstPluginAPIFlags (0));
 }
 
 static void gst_dla_infer_init (GstDlaInfer *self)
@@ -263,10 +267,14 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
                  "an earlier frame hit the 911 error");
     return FALSE;
   }
-  GST_OBJECT_LOCK (self);
-  const dlainfer::Settings s = priv->settings;
-  GST_OBJECT_UNLOCK (self);
-  /* The settings first: a wrong mean/std is named even when the model file is missing too. */
+  /* The properties and the model's .modelinfo first: a wrong mean/std is named even when the model
+   * file is missing too. */
+  dla::Status file_st;
+  const dlainfer::Settings s = dlainfer::settings_at_start (GST_ELEMENT (self), &priv->settings, &file_st);
+  if (!file_st.ok ()) {
+    post_status (self, file_st, "reading the model's .modelinfo");
+    return FALSE;
+  }
   std::string bad;
   if (!dlainfer::check (s, &bad)) {
     post_status (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties at start");
@@ -315,6 +323,7 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
     priv->model.reset ();
   }
   priv->output.clear ();
+  priv->tensors.clear ();
   GST_OBJECT_LOCK (trans);
   GstStructure *info = priv->model_info;
   priv->model_info = nullptr;

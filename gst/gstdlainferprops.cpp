@@ -1,11 +1,11 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale, output-scale) take effect at
- * the next start and are refused above READY with a GST_WARNING and a GST_ELEMENT_WARNING on the bus (not a
- * g_warning: an application setting them late is not a programming error); the others are read at the start
- * of every frame. `stats` and `model-info` are read-only; `model-info` is notified once after start, `stats`
- * at most once a second and at EOS. */
+ * labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale, output-scale, tensor-meta,
+ * tensor-type) take effect at the next start and are refused above READY with a GST_WARNING and a
+ * GST_ELEMENT_WARNING on the bus (not a g_warning: an application setting them late is not a
+ * programming error); the others are read at the start of every frame. `stats` and `model-info` are
+ * read-only; `model-info` is notified once after start, `stats` at most once a second and at EOS. */
 #include <cmath>
 #include <string>
 #include <vector>
@@ -39,6 +39,10 @@ enum {
   PROP_TOP_K,
   PROP_THRESHOLD,
   PROP_POST_MESSAGES,
+  PROP_TENSOR_META,
+  PROP_TENSOR_TYPE,
+  PROP_DUMP_DIR,
+  PROP_DUMP_COUNT,
   PROP_STATS,
   PROP_MODEL_INFO,
 };
@@ -167,6 +171,21 @@ GType gst_dla_infer_activation_get_type (void)
   return type;
 }
 
+GType gst_dla_infer_tensor_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {0, "FLOAT32", "float32"},
+      {1, "FLOAT16 (half the bytes; a class vector stays FLOAT32)", "float16"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    const GType t = g_enum_register_static ("GstDlaInferTensorType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 void gst_dla_infer_install_properties (GObjectClass *klass)
 {
   const dlainfer::Settings defaults;
@@ -281,6 +300,34 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
                             "Post a \"dlainfer-result\" element message (timestamp, class-ids, labels, "
                             "confidences) per inference",
                             defaults.post_messages, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_TENSOR_META,
+      g_param_spec_boolean (
+          "tensor-meta", "Tensor meta",
+          "Attach every output of the model, de-padded, row-major: a GstTensorMeta (GStreamer >= 1.26; a "
+          "class "
+          "vector is FLOAT32 [1,N] 'classification-generic-out' for tensor decoders), else a "
+          "GstDlaTensorMeta. "
+          "Needed to run a model whose output is not a class vector (a feature map, an embedding)",
+          defaults.tensor_meta, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_TENSOR_TYPE,
+      g_param_spec_enum ("tensor-type", "Tensor type",
+                         "Element type of the attached outputs other than a class vector (wins over the "
+                         ".modelinfo's type)",
+                         GST_TYPE_DLA_INFER_TENSOR_TYPE, defaults.tensor_fp16 ? 1 : 0, kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_DUMP_DIR,
+      g_param_spec_string (
+          "dump-dir", "Dump folder",
+          "Folder (made when missing) where the next dump-count inferences write their input "
+          "tensor and raw outputs, with layout.txt describing them, for offline comparison",
+          nullptr, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_DUMP_COUNT,
+      g_param_spec_uint ("dump-count", "Dump count",
+                         "Inferences still to write into dump-dir; setting it arms the dump (0: none)", 0,
+                         G_MAXINT, 0, kPlayingFlags));
   static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
   g_object_class_install_property (
       klass, PROP_STATS,
@@ -298,7 +345,8 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       model_info_spec = g_param_spec_boxed ("model-info", "Model information",
                                             "The open model: backend, cuDLA version, DLA core, "
                                             "each tensor's name, dims, layout, type, size and raw "
-                                            "descriptor (NULL until started)",
+                                            "descriptor, the .modelinfo read and where each setting "
+                                            "came from (settings-source) (NULL until started)",
                                             GST_TYPE_STRUCTURE, kReadOnlyFlags));
 }
 
@@ -384,10 +432,28 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_POST_MESSAGES:
       s.post_messages = g_value_get_boolean (value);
       break;
+    case PROP_TENSOR_META:
+      if (model_may_change (self, pspec, &refused))
+        s.tensor_meta = g_value_get_boolean (value);
+      break;
+    case PROP_TENSOR_TYPE:
+      if (model_may_change (self, pspec, &refused))
+        s.tensor_fp16 = g_value_get_enum (value) == 1;
+      break;
+    case PROP_DUMP_DIR: {
+      const gchar *v = g_value_get_string (value);
+      self->priv->tensors.dump ().set_dir (v ? v : "");
+      break;
+    }
+    case PROP_DUMP_COUNT:
+      self->priv->tensors.dump ().set_count (g_value_get_uint (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  if (!refused)
+    s.user_set.insert (pspec->name); /* wins over the model's .modelinfo */
   GST_OBJECT_UNLOCK (self);
   /* Nothing dropped quietly: a warning on the bus (the lock is not held while posting). */
   if (refused)
@@ -472,6 +538,20 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_TENSOR_META:
+      g_value_set_boolean (value, s.tensor_meta);
+      break;
+    case PROP_TENSOR_TYPE:
+      g_value_set_enum (value, s.tensor_fp16 ? 1 : 0);
+      break;
+    case PROP_DUMP_DIR: {
+      const std::string dir = self->priv->tensors.dump ().dir ();
+      g_value_set_string (value, dir.empty () ? nullptr : dir.c_str ());
+      break;
+    }
+    case PROP_DUMP_COUNT:
+      g_value_set_uint (value, self->priv->tensors.dump ().count ());
       break;
     case PROP_MODEL_INFO:
       g_value_set_boxed (value, self->priv->model_info);

@@ -2,6 +2,7 @@
 
 #include "dla/primary_context.h"
 #include "gst/model_info.h"
+#include "gst/modelinfo.h"
 #include "host/labels.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
@@ -53,6 +54,16 @@ bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
   return false;
 }
 
+/* The model's .modelinfo must describe this loadable (docs/modelinfo.md). */
+bool check_file (const Settings &s, const Model &m, Refusal *why)
+{
+  std::string error;
+  if (!s.modelinfo || check_modelinfo (*s.modelinfo, dla::host_descs (m.engine->inputs ()),
+                                       dla::host_descs (m.engine->outputs ()), &error))
+    return true;
+  return refuse (why, dla::Code::kSettings, error, "check_modelinfo\n" + m.engine->describe ());
+}
+
 /* The engine retains the same primary context; ours only fails where the engine would too. The
  * context neighbours were given at NULL->READY is the one the frames run in. */
 bool check_context (GstElement *element, const Settings &s, const CudaContext &cuda, Refusal *why)
@@ -76,6 +87,7 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
   req.labels_path = s.labels;
   req.input_scale = s.input_scale;
   req.output_scale = s.output_scale;
+  req.tensors = s.tensor_meta;
   classifier::Check failed = classifier::Check::kShape;
   const dla::Status st = classifier::plan (dla::host_descs (m->engine->inputs ()),
                                            dla::host_descs (m->engine->outputs ()), req, &m->plan, &failed);
@@ -104,11 +116,14 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
 bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why)
 {
   Model m;
-  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) ||
+  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) || !check_file (s, m, why) ||
       !check_context (element, s, cuda, why) || !plan_model (s, &m, why))
     return false;
   const dla::Engine &e = *m.engine;
-  if (e.outputs ().size () > 1)
+  if (m.plan.classes == 0)
+    GST_INFO_OBJECT (element, "output '%s' is no class vector: the element attaches the tensors only",
+                     e.outputs ()[0].name.c_str ());
+  else if (e.outputs ().size () > 1)
     GST_INFO_OBJECT (element, "the model has %u outputs; the first ('%s') holds the class scores",
                      guint (e.outputs ().size ()), e.outputs ()[0].name.c_str ());
   if (m.plan.classes_may_be_padding)
@@ -135,6 +150,8 @@ GstStructure *model_info (const Settings &s, const Model &m)
   d.labels = int (m.labels.size ());
   d.inputs = &e.inputs ();
   d.outputs = &e.outputs ();
+  d.modelinfo = s.modelinfo ? s.modelinfo->path : "";
+  d.origin = &s.origin;
   return model_info_structure (d);
 }
 

@@ -40,6 +40,13 @@ GstStructure *model_info_structure (const ModelDescription &d)
       d.backend.c_str (), "cudla-version", G_TYPE_STRING, d.cudla_version.c_str (), "library", G_TYPE_STRING,
       d.library.c_str (), "dla-core", G_TYPE_INT, d.dla_core, "cuda-device", G_TYPE_INT, d.cuda_device,
       "classes", G_TYPE_INT, d.classes, "labels", G_TYPE_INT, d.labels, nullptr);
+  GstStructure *origin = gst_structure_new_empty ("settings-source");
+  if (d.origin)
+    for (const auto &o : *d.origin)
+      gst_structure_set (origin, o.first.c_str (), G_TYPE_STRING, o.second.c_str (), nullptr);
+  gst_structure_set (s, "modelinfo", G_TYPE_STRING, d.modelinfo.c_str (), "settings-source",
+                     GST_TYPE_STRUCTURE, origin, nullptr);
+  gst_structure_free (origin);
   set_tensors (s, "inputs", d.inputs);
   set_tensors (s, "outputs", d.outputs);
   gst_structure_set (s, "description", G_TYPE_STRING, d.description.c_str (), nullptr);

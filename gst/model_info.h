@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,15 @@ struct ModelDescription {
   int labels = 0; /* labels read from the labels file (0: class index names) */
   const std::vector<dla::TensorInfo> *inputs = nullptr;
   const std::vector<dla::TensorInfo> *outputs = nullptr;
+  std::string modelinfo;                                      /* the .modelinfo read ("" none) */
+  const std::map<std::string, std::string> *origin = nullptr; /* setting -> property|modelinfo|default */
 };
 
 /* "dlainfer-model-info": model, backend, cudla-version, library, dla-core, cuda-device, classes,
- * labels, description (strings/ints), and inputs, outputs: arrays of "tensor" structures with
- * name, layout, type, n, c, h, w, size, row-stride, plane-stride, batch-stride, reading, raw. */
+ * labels, description, modelinfo (strings/ints), settings-source (a structure: each setting a
+ * .modelinfo may give -> "property", "modelinfo" or "default"), and inputs, outputs: arrays of "tensor"
+ * structures with name, layout, type, n, c, h, w, size, row-stride, plane-stride, batch-stride, reading, raw.
+ */
 GstStructure *model_info_structure (const ModelDescription &d);
 
 }  // namespace dlainfer

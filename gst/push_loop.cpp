@@ -30,13 +30,14 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
     priv->stats.skipped ();
     return;
   }
-  const dla::Engine &engine = *priv->model->engine;
+  dla::Engine &engine = *priv->model->engine;
   const auto post_start = Clock::now ();
   priv->output.classify (priv->model->plan.output_view, engine.host_output (f.slot, 0), f.post);
   const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
   const dla::SlotTimings t = engine.timings (f.slot);
   priv->stats.inferred (priv->input.preprocess_ms (task_of (f)), t.dla_ms, post_ms, t.total_ms, f.graphed);
   priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
+  priv->tensors.attach (GST_ELEMENT (self), f.buffer, engine, f.slot);
   if (f.post_messages)
     priv->output.post (GST_ELEMENT (self), f.buffer, &f.segment);
   if (!priv->output.empty ())

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,8 @@
 #include "kernels/preprocess.h"
 
 namespace dlainfer {
+
+struct ModelInfo;
 
 struct Settings {
   /* Model-changing: applied at start (NULL/READY only). */
@@ -43,6 +48,18 @@ struct Settings {
   uint32_t top_k = 5; /* 0: every class */
   float threshold = 0.f;
   bool post_messages = false;
+
+  /* Raw output tensors (docs/tensors.md): attached when on; FP16 for outputs other than a class
+   * vector when asked. Model-changing: a model that is no classifier runs only with them. */
+  bool tensor_meta = false;
+  bool tensor_fp16 = false;
+
+  /* The properties the user set (their names): a .modelinfo fills in only the others. */
+  std::set<std::string> user_set;
+  /* At start: the model's .modelinfo (null: none), and where each setting it may give came from
+   * ("property", "modelinfo" or "default"), for `model-info`. */
+  std::shared_ptr<const ModelInfo> modelinfo;
+  std::map<std::string, std::string> origin;
 
   int device () const { return cuda_device_id < 0 ? 0 : cuda_device_id; }
 };

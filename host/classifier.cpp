@@ -4,7 +4,8 @@ namespace classifier {
 
 using host::Code;
 
-Status validate (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc> &outputs, Shape *out)
+Status validate (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc> &outputs, Shape *out,
+                 bool any_outputs)
 {
   if (inputs.size () != 1) {
     std::string names;
@@ -42,20 +43,21 @@ Status validate (const std::vector<TensorDesc> &inputs, const std::vector<Tensor
     return Status::Error (host::Code::kModel, "the model has no outputs");
   for (const TensorDesc &o : outputs) {
     const tensor::View &ov = o.view;
-    if (ov.h != 1 || ov.w != 1)
+    const bool vector = ov.h == 1 && ov.w == 1;
+    if (!vector && !any_outputs)
       return Status::Error (host::Code::kModel,
                             "output '" + o.name + "' is " + std::to_string (ov.c) + "x" +
                                 std::to_string (ov.h) + "x" + std::to_string (ov.w) +
-                                " (C x H x W), not a vector of class scores "
-                                "(C x 1 x 1): end the network with global pooling or a fully "
-                                "connected layer. Raw descriptor: " +
+                                " (C x H x W), not a vector of class scores (C x 1 x 1): set "
+                                "tensor-meta=true to run it and read its outputs as tensors, or end the "
+                                "network with global pooling or a fully connected layer. Raw descriptor: " +
                                 o.raw);
     if (ov.n != shape.batch)
       return Status::Error (host::Code::kModel, "output '" + o.name + "' has batch " + std::to_string (ov.n) +
                                                     " but the input has batch " +
                                                     std::to_string (shape.batch));
-    shape.classes.push_back (ov.c);
-    shape.classes_may_include_padding.push_back (ov.lanes > 1 && ov.c % ov.lanes == 0);
+    shape.classes.push_back (vector ? ov.c : 0);
+    shape.classes_may_include_padding.push_back (vector && ov.lanes > 1 && ov.c % ov.lanes == 0);
   }
   *out = std::move (shape);
   return Status::Ok ();
@@ -104,6 +106,10 @@ Status check_labels (const Requirements &req, int classes)
 {
   if (req.labels == 0 || req.labels == size_t (classes))
     return Status::Ok ();
+  if (classes == 0)
+    return Status::Error (Code::kSettings, "The labels file '" + req.labels_path +
+                                               "' is set but the model's first output is no class vector "
+                                               "(it runs for its tensors only): unset labels");
   return Status::Error (Code::kSettings, "The labels file '" + req.labels_path + "' has " +
                                              std::to_string (req.labels) + " labels but the model has " +
                                              std::to_string (classes) + " classes");
@@ -119,7 +125,7 @@ Status check_scales (const Plan &p, const Requirements &req, Check *failed)
         "The model's input is INT8: set input-scale to its quantisation scale (value = q * scale; e.g. "
         "input-scale=0.0078740157 for 1/127), as calibrated when the loadable was built");
   }
-  if (p.output_view.type == tensor::ElemType::kInt8 && !(req.output_scale > 0.f)) {
+  if (p.any_int8_output && !(req.output_scale > 0.f)) {
     *failed = Check::kOutputScale;
     return Status::Error (
         Code::kSettings,
@@ -136,20 +142,25 @@ Status plan (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc
 {
   Plan p;
   *failed = Check::kShape;
-  Status st = validate (inputs, outputs, &p.shape);
+  Status st = validate (inputs, outputs, &p.shape, req.tensors);
   if (st.ok ())
     st = check_full_frame (p.shape);
   if (!st.ok ())
     return st;
   const tensor::View &scores = outputs[0].view;
-  p.classes = int (resolve_class_count (scores, int64_t (req.labels)));
+  const bool vector = p.shape.classes[0] > 0;
+  p.classes = vector ? int (resolve_class_count (scores, int64_t (req.labels))) : 0;
+  /* Output 0 is read as classes; with raw tensors on every output is read as values. */
+  for (size_t i = 0; i < outputs.size (); ++i)
+    p.any_int8_output |= (i == 0 || req.tensors) && outputs[i].view.type == tensor::ElemType::kInt8;
   p.classes_may_be_padding = req.labels == 0 && p.shape.classes_may_include_padding[0];
   *failed = Check::kLabels;
   if (!(st = check_labels (req, p.classes)).ok ())
     return st;
   p.input_view = p.shape.input_view;
   p.output_view = scores;
-  p.output_view.c = p.classes; /* a padded count the labels resolved: the pad lanes are not classes */
+  if (vector)
+    p.output_view.c = p.classes; /* a padded count the labels resolved: the pad lanes are not classes */
   if (!(st = check_scales (p, req, failed)).ok ())
     return st;
   *out = std::move (p);

@@ -27,9 +27,11 @@ struct Shape {
   std::vector<bool> classes_may_include_padding; /* c is a multiple of the layout's lanes */
 };
 
-/* Exactly one image input with 3 channels (1 for grey), batch >= 1; outputs FP16 or INT8 vectors
- * C x 1 x 1 with the input's batch. */
-Status validate (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc> &outputs, Shape *out);
+/* Exactly one image input with 3 channels (1 for grey), batch >= 1; outputs with the input's batch,
+ * FP16 or INT8 vectors C x 1 x 1 unless `any_outputs` (raw tensors on: then an output of another
+ * shape has 0 in Shape::classes). */
+Status validate (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc> &outputs, Shape *out,
+                 bool any_outputs = false);
 
 /* The number of classes of an output given a label count: where the descriptor may have reported
  * the padded channel count (1008 for 1000 in chw16), a label count inside the padding wins. */
@@ -46,15 +48,17 @@ struct Requirements {
   std::string labels_path;  /* for messages */
   float input_scale = 0.f;  /* 0: not set */
   float output_scale = 0.f; /* 0: not set */
+  bool tensors = false;     /* tensor-meta: the outputs are attached raw, so any image model runs */
 };
 
 /* What the element runs once the checks pass. */
 struct Plan {
   Shape shape;
-  int classes = 0;
+  int classes = 0;                     /* 0: output 0 is no class vector (tensors only, no classification) */
   tensor::View input_view{};           /* what the kernel writes: the model's input with c = 3 */
   tensor::View output_view{};          /* the class scores: the first output, c = the class count */
   bool classes_may_be_padding = false; /* no labels, and the count is a whole number of vectors */
+  bool any_int8_output = false;        /* an INT8 output is read (output-scale needed) */
 };
 
 /* Which check refused a model (for the debug text of the element's error). */

@@ -12,6 +12,7 @@ namespace dlainfer {
 void ClassificationOutput::prepare (const std::vector<std::string> &labels, int classes, GQuark element,
                                     GQuark backend, int dla_core)
 {
+  active_ = classes > 0;
   label_quarks_.resize (size_t (classes));
   for (int i = 0; i < classes; ++i)
     label_quarks_[size_t (i)] = g_quark_from_string (labels::name_for (labels, i).c_str ());
@@ -28,6 +29,7 @@ void ClassificationOutput::prepare (const std::vector<std::string> &labels, int 
 
 void ClassificationOutput::clear ()
 {
+  active_ = false;
   label_quarks_.clear ();
   meta_results_.clear ();
 }
@@ -35,6 +37,8 @@ void ClassificationOutput::clear ()
 void ClassificationOutput::classify (const tensor::View &view, const void *data,
                                      const postprocess::Params &params)
 {
+  if (!active_)
+    return;
   postprocess::run (view, data, params, &scores_, &results_);
   meta_results_.clear ();
   for (const postprocess::Result &r : results_)
@@ -43,6 +47,8 @@ void ClassificationOutput::classify (const tensor::View &view, const void *data,
 
 void ClassificationOutput::attach (GstObject *element, GstBuffer *buf, bool carried, guint age)
 {
+  if (!active_)
+    return;
   gst_buffer_add_dla_classification_meta_full (buf, meta_results_.data (), guint (meta_results_.size ()),
                                                element_, backend_, dla_core_, carried, age);
   /* An empty classification is no ClsMtd (the analytics API wants at least one class). */
@@ -61,6 +67,8 @@ void ClassificationOutput::attach (GstObject *element, GstBuffer *buf, bool carr
 
 void ClassificationOutput::post (GstElement *element, GstBuffer *buf, const GstSegment *segment) const
 {
+  if (!active_)
+    return;
   FrameTimes times;
   times.timestamp = GST_BUFFER_PTS (buf);
   times.duration = GST_BUFFER_DURATION (buf);

@@ -16,7 +16,8 @@ namespace dlainfer {
 
 class ClassificationOutput {
  public:
-  /* start: the label quark of each of `classes` classes, and who produced the results. */
+  /* start: the label quark of each of `classes` classes, and who produced the results. With 0
+   * classes (a model run for its tensors only) nothing is classified, attached or posted. */
   void prepare (const std::vector<std::string> &labels, int classes, GQuark element, GQuark backend,
                 int dla_core);
   void clear ();
@@ -35,6 +36,7 @@ class ClassificationOutput {
   GQuark backend () const { return backend_; }
 
  private:
+  bool active_ = false; /* prepared for a model with a class vector */
   std::vector<GQuark> label_quarks_;
   GQuark element_ = 0, backend_ = 0;
   int dla_core_ = -1;

@@ -399,6 +399,56 @@ TEST (ElementFailure, LabelsDeepStreamStyle)
   EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "one label per line");
 }
 
+/* A malformed .modelinfo beside the model stops the start with the file, the cause and the fix,
+ * before the model is opened (docs/modelinfo.md). */
+TEST (ElementFailure, ModelInfoMalformed)
+{
+  TempDir tmp;
+  tmp.file ("m.bin.modelinfo", "[modelinfo]\nversion=2.0\n");
+  const BusError e = run_until_error (pipeline_with ("model=" + tmp.file ("m.bin", "")));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "m.bin.modelinfo' has version 2.0");
+  EXPECT_NE (e.message.find ("regenerate it as version 1.0"), std::string::npos) << e.message;
+}
+
+/* A PLACEHOLDER value (as upstream's generator writes them) is a warning on the bus, then the start
+ * goes on (here to the missing model's error). */
+TEST (ElementFailure, ModelInfoPlaceholderWarns)
+{
+  TempDir tmp;
+  tmp.file ("m.bin.modelinfo", "[modelinfo]\nversion=1.0\ngroup-id=PLACEHOLDER_GROUP_ID\n");
+  GstElement *pipeline =
+      gst_parse_launch (pipeline_with ("model=" + tmp.file ("m.bin", "")).c_str (), nullptr);
+  ASSERT_NE (pipeline, nullptr);
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_WARNING);
+  ASSERT_NE (msg, nullptr) << "no warning on the bus";
+  GError *err = nullptr;
+  gst_message_parse_warning (msg, &err, nullptr);
+  EXPECT_NE (std::string (err->message).find ("group-id is 'PLACEHOLDER_GROUP_ID', a placeholder"),
+             std::string::npos)
+      << err->message;
+  g_error_free (err);
+  gst_message_unref (msg);
+  const BusError e = element_test::wait_bus_error (pipeline, 10 * GST_SECOND, GST_MESSAGE_ASYNC_DONE);
+  EXPECT_TRUE (e.posted) << "the empty model file still fails the start";
+  gst_object_unref (bus);
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+}
+
+/* The file's labels are used unless the labels property is set, which wins. */
+TEST (ElementFailure, ModelInfoLabelsAndTheProperty)
+{
+  TempDir tmp;
+  tmp.file ("m.modelinfo", "[modelinfo]\nversion=1.0\ndlainfer-labels=from-file.txt\n");
+  const std::string model = tmp.file ("m.bin", "");
+  BusError e = run_until_error (pipeline_with ("model=" + model));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "from-file.txt");
+  e = run_until_error (pipeline_with ("model=" + model + " labels=/nonexistent/from-property.txt"));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/from-property.txt");
+}
+
 /* A wrong mean or std fails start with an error naming the property, its value and what it takes.
  * The settings are checked before anything else: the model file (missing here) is opened after. */
 TEST (ElementFailure, BadMeanStdAtStart)

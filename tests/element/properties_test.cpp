@@ -128,6 +128,10 @@ const PropCase kProps[] = {
     {"top-k", G_TYPE_UINT, "5", false, "0", "2147483647"},
     {"threshold", G_TYPE_FLOAT, "0", false, nullptr, nullptr},
     {"post-messages", G_TYPE_BOOLEAN, "false", false, nullptr, nullptr},
+    {"tensor-meta", G_TYPE_BOOLEAN, "false", true, nullptr, nullptr},
+    {"tensor-type", G_TYPE_NONE, "float32", true, nullptr, nullptr},
+    {"dump-dir", G_TYPE_STRING, "<null>", false, nullptr, nullptr},
+    {"dump-count", G_TYPE_UINT, "0", false, "0", "2147483647"},
 };
 
 std::string min_str (GParamSpec *p)
@@ -225,6 +229,7 @@ TEST (Properties, Enums)
   EXPECT_EQ (enum_nicks (e, "resize-mode"),
              (std::vector<std::string>{"stretch", "letterbox", "center-crop"}));
   EXPECT_EQ (enum_nicks (e, "activation"), (std::vector<std::string>{"softmax", "sigmoid", "none"}));
+  EXPECT_EQ (enum_nicks (e, "tensor-type"), (std::vector<std::string>{"float32", "float16"}));
   for (const char *mode : {"letterbox", "center-crop", "stretch"}) {
     gst_util_set_object_arg (G_OBJECT (e), "resize-mode", mode);
     EXPECT_EQ (get_str (e, "resize-mode"), mode);
@@ -381,15 +386,16 @@ TEST (Properties, MeanStdFromDoublesAndInts)
 struct Change {
   const char *name, *value;
 };
-const Change kModelChanges[] = {{"model", "/b.bin"},     {"labels", "/l.txt"},  {"dla-core", "1"},
-                                {"cuda-device-id", "3"}, {"task-timeout", "7"}, {"input-scale", "0.5"},
-                                {"max-in-flight", "5"}};
+const Change kModelChanges[] = {{"model", "/b.bin"},     {"labels", "/l.txt"},    {"dla-core", "1"},
+                                {"cuda-device-id", "3"}, {"task-timeout", "7"},   {"input-scale", "0.5"},
+                                {"max-in-flight", "5"},  {"tensor-meta", "true"}, {"tensor-type", "float16"}};
 const Change kFrameChanges[] = {{"mean", "<0.5,0.5,0.5>"}, {"std", "<0.25,0.25,0.25>"},
                                 {"channel-order", "bgr"},  {"resize-mode", "letterbox"},
                                 {"crop-fraction", "0.5"},  {"pad-value", "8421504"},
                                 {"antialias", "false"},    {"interval", "3"},
                                 {"activation", "none"},    {"top-k", "2"},
-                                {"threshold", "0.5"},      {"post-messages", "true"}};
+                                {"threshold", "0.5"},      {"post-messages", "true"},
+                                {"dump-dir", "/tmp/d"},    {"dump-count", "2"}};
 
 /* In PAUSED and PLAYING the model-changing properties keep their value, and the refusal is a
  * GST_WARNING naming the property (a g_warning would fail this test through the main's handler);
@@ -513,7 +519,8 @@ TEST (Properties, EnumTypesRegistered)
 {
   GstElement *e = make_infer ();
   ASSERT_NE (e, nullptr);
-  for (const char *t : {"GstDlaInferChannelOrder", "GstDlaInferResizeMode", "GstDlaInferActivation"}) {
+  for (const char *t : {"GstDlaInferChannelOrder", "GstDlaInferResizeMode", "GstDlaInferActivation",
+                        "GstDlaInferTensorType"}) {
     const GType type = g_type_from_name (t);
     ASSERT_NE (type, G_TYPE_INVALID) << t;
     EXPECT_TRUE (G_TYPE_IS_ENUM (type)) << t;

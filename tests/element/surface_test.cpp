@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -194,8 +195,8 @@ const GstStructure *nth_tensor (const GstStructure *s, const char *field, guint 
   return gst_value_get_structure (gst_value_array_get_value (array, i));
 }
 
-/* model-info: where the model runs, and each tensor with its dims, layout, type, size and the raw
- * descriptor. */
+/* model-info: where the model runs, each tensor with its dims, layout, type, size and the raw
+ * descriptor, the .modelinfo read and the source of each setting. */
 TEST (ModelInfo, Structure)
 {
   const std::vector<dla::TensorInfo> inputs{
@@ -214,6 +215,9 @@ TEST (ModelInfo, Structure)
   d.labels = 8;
   d.inputs = &inputs;
   d.outputs = &outputs;
+  d.modelinfo = "/models/colours.modelinfo";
+  const std::map<std::string, std::string> origin{{"mean", "modelinfo"}, {"labels", "property"}};
+  d.origin = &origin;
   GstStructure *s = dlainfer::model_info_structure (d);
   EXPECT_TRUE (gst_structure_has_name (s, "dlainfer-model-info"));
   EXPECT_STREQ (gst_structure_get_string (s, "model"), "/models/colours.swdla");
@@ -228,6 +232,12 @@ TEST (ModelInfo, Structure)
   EXPECT_EQ (classes, 8);
   EXPECT_EQ (labels, 8);
   EXPECT_EQ (device, 0);
+  /* The .modelinfo read, and where each setting came from. */
+  EXPECT_STREQ (gst_structure_get_string (s, "modelinfo"), "/models/colours.modelinfo");
+  const GValue *src = gst_structure_get_value (s, "settings-source");
+  ASSERT_TRUE (src && GST_VALUE_HOLDS_STRUCTURE (src));
+  EXPECT_STREQ (gst_structure_get_string (gst_value_get_structure (src), "mean"), "modelinfo");
+  EXPECT_STREQ (gst_structure_get_string (gst_value_get_structure (src), "labels"), "property");
 
   const GstStructure *in = nth_tensor (s, "inputs", 0);
   ASSERT_NE (in, nullptr);

@@ -148,4 +148,54 @@ TEST (Classifier, RawDescriptorInShapeMessages)
   EXPECT_NE (p.st.message.find ("Raw descriptor: name='features'"), std::string::npos) << p.st.message;
 }
 
+/* A feature map or an embedding runs only with raw tensors on, and then classifies nothing. */
+TEST (Classifier, AnyImageModelWithRawTensors)
+{
+  const host::TensorDesc map = desc ("features", Layout::kChw16, ElemType::kFp16, 1, 64, 7, 7);
+  Planned p = plan (image (), map);
+  EXPECT_EQ (p.st.code, host::Code::kModel);
+  EXPECT_NE (p.st.message.find ("set tensor-meta=true"), std::string::npos) << p.st.message;
+  classifier::Requirements req;
+  req.tensors = true;
+  p = plan (image (), map, req);
+  ASSERT_TRUE (p.st.ok ()) << p.st.message;
+  EXPECT_EQ (p.plan.classes, 0);
+  EXPECT_EQ (p.plan.output_view.c, 64);
+  EXPECT_EQ (p.plan.input_view.c, 3);
+  EXPECT_FALSE (p.plan.classes_may_be_padding);
+  /* A class vector stays one with raw tensors on. */
+  p = plan (image (), scores (10), req);
+  ASSERT_TRUE (p.st.ok ()) << p.st.message;
+  EXPECT_EQ (p.plan.classes, 10);
+}
+
+TEST (Classifier, RawTensorsStillNeedAnImageInputAndTheirScales)
+{
+  classifier::Requirements req;
+  req.tensors = true;
+  const host::TensorDesc int8_map = desc ("features", Layout::kChw32, ElemType::kInt8, 1, 64, 7, 7);
+  Planned p = plan (image (), int8_map, req);
+  EXPECT_EQ (p.failed, classifier::Check::kOutputScale);
+  EXPECT_NE (p.st.message.find ("output-scale"), std::string::npos) << p.st.message;
+  req.output_scale = 0.5f;
+  EXPECT_TRUE (plan (image (), int8_map, req).st.ok ());
+  const host::TensorDesc grey = desc ("image", Layout::kChw16, ElemType::kFp16, 1, 8, 32, 32);
+  EXPECT_EQ (plan (grey, int8_map, req).st.code, host::Code::kModel) << "8 channels: no image input";
+  /* Every INT8 output is read as values when raw tensors are on. */
+  req.output_scale = 0.f;
+  p.st = classifier::plan ({image ()}, {scores (10), int8_map}, req, &p.plan, &p.failed);
+  EXPECT_EQ (p.failed, classifier::Check::kOutputScale) << p.st.message;
+}
+
+TEST (Classifier, LabelsNeedAClassVector)
+{
+  classifier::Requirements req;
+  req.tensors = true;
+  req.labels = 64;
+  req.labels_path = "l.txt";
+  const Planned p = plan (image (), desc ("features", Layout::kChw16, ElemType::kFp16, 1, 64, 7, 7), req);
+  EXPECT_EQ (p.failed, classifier::Check::kLabels);
+  EXPECT_NE (p.st.message.find ("unset labels"), std::string::npos) << p.st.message;
+}
+
 }  // namespace

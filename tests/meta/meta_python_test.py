@@ -5,6 +5,7 @@
            (buffer_add_dla_classification_meta_full) before the push; a pad probe on identity's src
            reads them in flight, and every field is read back at the appsink through the typelib
            and through the example's own JSON formatting.
+  tensors  GstDlaTensorMeta (raw outputs on GStreamer < 1.26): a tensor added and read back.
   messages the example's messages for a missing dlainfer plugin (naming GST_PLUGIN_PATH) and a
            missing typelib (naming GI_TYPELIB_PATH), and its usage error.
 
@@ -13,6 +14,7 @@ Exit 0 pass, 1 fail, 77 skip (no PyGObject or no typelib outside CI; with CI set
 import importlib.util
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -157,6 +159,32 @@ def test_attach():
     check(GstDlaInfer.dla_classification_meta_api_get_type() != 0, "dla_classification_meta_api_get_type")
 
 
+def test_tensors():
+    """GstDlaTensorMeta (raw outputs on GStreamer < 1.26) added and read through the typelib."""
+    buf = Gst.Buffer.new_wrapped(bytes(16))
+    meta = GstDlaInfer.buffer_add_dla_tensor_meta(buf, q("infer"))
+    check(meta is not None, "tensors: buffer_add_dla_tensor_meta")
+    data = Gst.Buffer.new_wrapped(struct.pack("<3f", 0.5, -1.0, 2.0))
+    ok = meta.add_tensor(q("classification-generic-out"), GstDlaInfer.DlaTensorDataType.FLOAT32,
+                         GstDlaInfer.DlaTensorDimOrder.ROW_MAJOR, [1, 3], data)
+    check(ok, "tensors: add_tensor [1, 3] FLOAT32")
+    bad = meta.add_tensor(q("x"), GstDlaInfer.DlaTensorDataType.FLOAT16,
+                          GstDlaInfer.DlaTensorDimOrder.ROW_MAJOR, [1, 3], Gst.Buffer.new_wrapped(bytes(4)))
+    check(not bad, "tensors: add_tensor refuses data of the wrong size")
+    m = GstDlaInfer.buffer_get_dla_tensor_meta(buf)
+    check(m is not None and m.get_n_tensors() == 1, "tensors: one tensor read back")
+    i = m.get_index_from_id("classification-generic-out")
+    check(i == 0 and m.get_id(0) == "classification-generic-out", f"tensors: index {i}, id {m.get_id(0)}")
+    check(list(m.get_dims(0)) == [1, 3], f"tensors: dims {m.get_dims(0)}")
+    check(m.get_data_type(0) == GstDlaInfer.DlaTensorDataType.FLOAT32 and
+          m.get_dims_order(0) == GstDlaInfer.DlaTensorDimOrder.ROW_MAJOR, "tensors: type and order")
+    ok, info = m.get_data(0).map(Gst.MapFlags.READ)
+    values = struct.unpack("<3f", bytes(info.data)) if ok else None
+    if ok:
+        m.get_data(0).unmap(info)
+    check(values == (0.5, -1.0, 2.0), f"tensors: data {values}")
+
+
 def run_example(env_changes, *args):
     env = dict(os.environ)
     for k, v in env_changes.items():
@@ -197,6 +225,7 @@ def test_messages():
 
 
 test_attach()
+test_tensors()
 test_messages()
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

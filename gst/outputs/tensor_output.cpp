@@ -1,0 +1,135 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gst/meta/gstdlatensormeta.h"
+#include "gst/outputs/tensor_output.h"
+
+#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
+#include <gst/analytics/analytics.h>
+#define DLAINFER_UPSTREAM_TENSORS 1
+#endif
+
+namespace dlainfer {
+
+GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data, GstBufferPool *pool)
+{
+  GstBuffer *out = nullptr;
+  if (!pool || gst_buffer_pool_acquire_buffer (pool, &out, nullptr) != GST_FLOW_OK)
+    out = gst_buffer_new_allocate (nullptr, depad::dense_bytes (plan.view, plan.type), nullptr);
+  GstMapInfo map;
+  if (!out || !gst_buffer_map (out, &map, GST_MAP_WRITE)) {
+    if (out)
+      gst_buffer_unref (out);
+    return nullptr;
+  }
+  depad::depad (plan.view, data, plan.int8_scale, plan.type, map.data);
+  gst_buffer_unmap (out, &map);
+  return out;
+}
+
+void TensorOutput::PoolFree::operator() (GstBufferPool *pool) const
+{
+  gst_buffer_pool_set_active (pool, FALSE); /* buffers still downstream are freed when released */
+  gst_object_unref (pool);
+}
+
+namespace {
+
+GstBufferPool *make_pool (guint size)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, nullptr, size, 2, 0);
+  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return nullptr; /* depad_to_buffer allocates instead */
+  }
+  return pool;
+}
+
+}  // namespace
+
+void TensorOutput::prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes,
+                            GQuark element)
+{
+  plans_ = plan_tensors (outputs, s, classes);
+  pools_.clear ();
+  for (const TensorPlan &p : plans_)
+    pools_.emplace_back (s.tensor_meta ? make_pool (guint (depad::dense_bytes (p.view, p.type))) : nullptr);
+  attach_ = s.tensor_meta;
+  input_scale_ = s.input_scale;
+  element_ = element;
+}
+
+void TensorOutput::attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot)
+{
+  if (attach_) {
+    std::vector<const void *> outputs;
+    for (size_t i = 0; i < plans_.size (); ++i)
+      outputs.push_back (engine.host_output (slot, int (i)));
+    attach_host (buf, outputs);
+  }
+  std::string error;
+  if (!dump_.write (engine, slot, plans_, input_scale_, &error))
+    GST_ELEMENT_WARNING (element, RESOURCE, WRITE, ("%s", error.c_str ()), ("dump-count is now 0"));
+}
+
+#ifdef DLAINFER_UPSTREAM_TENSORS
+
+bool upstream_tensor_meta ()
+{
+  return true;
+}
+
+void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
+{
+  if (!attach_ || plans_.empty ())
+    return;
+  /* A buffer has one GstTensorMeta: another element's tensors (a second dlainfer) are kept, first. */
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
+  const gsize kept = meta ? meta->num_tensors : 0;
+  GstTensor **tensors = g_new0 (GstTensor *, kept + plans_.size ());
+  guint n = 0;
+  for (gsize i = 0; i < kept; ++i)
+    tensors[n++] = gst_tensor_copy (meta->tensors[i]);
+  for (size_t i = 0; i < plans_.size (); ++i) {
+    const TensorPlan &p = plans_[i];
+    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
+    if (!data)
+      continue;
+    std::vector<gsize> dims = p.dims; /* the API takes them non-const */
+    tensors[n++] = gst_tensor_new_simple (
+        p.id, p.type == depad::Type::kFloat16 ? GST_TENSOR_DATA_TYPE_FLOAT16 : GST_TENSOR_DATA_TYPE_FLOAT32,
+        data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims.size (), dims.data ());
+  }
+  gst_tensor_meta_set (meta ? meta : gst_buffer_add_tensor_meta (buf), n, tensors);
+}
+
+#else
+
+bool upstream_tensor_meta ()
+{
+  return false;
+}
+
+void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
+{
+  if (!attach_ || plans_.empty ())
+    return;
+  GstDlaTensorMeta *meta = gst_buffer_add_dla_tensor_meta (buf, element_);
+  for (size_t i = 0; meta && i < plans_.size (); ++i) {
+    const TensorPlan &p = plans_[i];
+    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
+    if (data)
+      gst_dla_tensor_meta_add_tensor (meta, p.id,
+                                      p.type == depad::Type::kFloat16 ? GST_DLA_TENSOR_DATA_TYPE_FLOAT16
+                                                                      : GST_DLA_TENSOR_DATA_TYPE_FLOAT32,
+                                      GST_DLA_TENSOR_DIM_ORDER_ROW_MAJOR, p.dims.size (), p.dims.data (),
+                                      data);
+  }
+}
+
+#endif
+
+}  // namespace dlainfer

@@ -1,0 +1,60 @@
+/* gst-dlainfer: the raw output tensors (tensor-meta=true; docs/tensors.md): every output of the
+ * model de-padded from its DLA layout (host/depad.h), as GstTensors in a GstTensorMeta on
+ * GStreamer >= 1.26, else in the public library's GstDlaTensorMeta with the same fields. A class
+ * vector is FLOAT32 [N, C] with id "classification-generic-out" (or the .modelinfo's), raw before
+ * the activation: what upstream's classifier tensor decoder reads. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dla/engine.h"
+#include "gst/outputs/dump.h"
+#include "gst/outputs/tensor_plan.h"
+
+namespace dlainfer {
+
+/* Whether this build attaches upstream's GstTensorMeta (else GstDlaTensorMeta). */
+bool upstream_tensor_meta ();
+
+class TensorOutput {
+ public:
+  /* start: nothing is attached unless s.tensor_meta; the dump (dump-dir) works either way. */
+  void prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes, GQuark element);
+  void clear ()
+  {
+    plans_.clear ();
+    pools_.clear ();
+  }
+
+  /* An inferred frame, after its classification: the outputs of the engine's `slot` on `buf`, and
+   * the frame's tensors into dump-dir when armed (a failure is a warning on the bus). */
+  void attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot);
+  /* The tensors from host copies of the outputs, in the model's order. */
+  void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs);
+
+  /* dump-dir and dump-count (any thread). */
+  Dump &dump () { return dump_; }
+
+ private:
+  struct PoolFree {
+    void operator() (GstBufferPool *pool) const;
+  };
+  /* One pool per output: a fresh allocation of a large map per frame costs page faults. */
+  using Pool = std::unique_ptr<GstBufferPool, PoolFree>;
+
+  std::vector<TensorPlan> plans_;
+  std::vector<Pool> pools_;
+  bool attach_ = false;
+  float input_scale_ = 0.f;
+  GQuark element_ = 0;
+  Dump dump_;
+};
+
+/* A buffer (from `pool` when it has one) holding `plan`'s output de-padded from `data`. */
+GstBuffer *depad_to_buffer (const TensorPlan &plan, const void *data, GstBufferPool *pool);
+
+}  // namespace dlainfer

@@ -1,0 +1,76 @@
+/* Benchmark: what tensor-meta adds per frame on the host (docs/tensors.md 4): de-padding the
+ * engine's pinned copy of each output into a new buffer and attaching the tensor meta, for a
+ * 1000-class FP16 chw16 vector and a 2048 x 7 x 7 map (FP16 chw16, INT8 chw32), FLOAT32 and FLOAT16.
+ * No GPU: the GPU time added is none by design (the engine's one output copy is reused).
+ * Target: <= 5 us host CPU per frame (the class vector). Prints one line per case. */
+#include <gst/gst.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "gst/outputs/tensor_output.h"
+#include "thread_cpu.h"
+
+namespace {
+
+dla::TensorInfo output (tensor::Layout l, tensor::ElemType t, int64_t c, int64_t h, int64_t w)
+{
+  dla::TensorInfo info;
+  info.name = "out";
+  EXPECT_TRUE (tensor::make_view (l, t, 1, c, h, w, &info.view));
+  return info;
+}
+
+/* Median of 9 rounds of `frames` attaches: host CPU microseconds per frame. */
+double us_per_frame (dlainfer::TensorOutput &out, const std::vector<uint8_t> &data, int frames)
+{
+  std::vector<double> rounds;
+  for (int r = 0; r < 9; ++r) {
+    const double t0 = bench::thread_cpu_seconds ();
+    for (int i = 0; i < frames; ++i) {
+      GstBuffer *buf = gst_buffer_new ();
+      out.attach_host (buf, {data.data ()});
+      gst_buffer_unref (buf);
+    }
+    rounds.push_back (1e6 * (bench::thread_cpu_seconds () - t0) / frames);
+  }
+  std::sort (rounds.begin (), rounds.end ());
+  return rounds[4];
+}
+
+struct Case {
+  const char *what;
+  tensor::Layout layout;
+  tensor::ElemType type;
+  int64_t c, hw;
+  bool fp16;
+  int classes;
+};
+
+TEST (TensorDepad, HostCpuPerFrame)
+{
+  const Case cases[] = {
+      {"1000-class vector, fp16 chw16 -> FLOAT32", tensor::Layout::kChw16, tensor::ElemType::kFp16, 1000, 1,
+       false, 1000},
+      {"2048x7x7, fp16 chw16 -> FLOAT32", tensor::Layout::kChw16, tensor::ElemType::kFp16, 2048, 7, false, 0},
+      {"2048x7x7, fp16 chw16 -> FLOAT16", tensor::Layout::kChw16, tensor::ElemType::kFp16, 2048, 7, true, 0},
+      {"2048x7x7, int8 chw32 -> FLOAT32", tensor::Layout::kChw32, tensor::ElemType::kInt8, 2048, 7, false, 0},
+  };
+  for (const Case &k : cases) {
+    const dla::TensorInfo info = output (k.layout, k.type, k.c, k.hw, k.hw);
+    std::vector<uint8_t> data (size_t (info.view.size), 0x11);
+    dlainfer::Settings s;
+    s.tensor_meta = true;
+    s.tensor_fp16 = k.fp16;
+    s.output_scale = 0.5f;
+    dlainfer::TensorOutput out;
+    out.prepare ({info}, s, k.classes, g_quark_from_string ("bench"));
+    const double us = us_per_frame (out, data, k.classes ? 20000 : 500);
+    std::printf ("tensor-depad: %-42s host CPU %8.2f us/frame%s\n", k.what, us,
+                 k.classes ? (us <= 5.0 ? "  (target <= 5 us: met)" : "  (target <= 5 us: MISSED)") : "");
+  }
+}
+
+}  // namespace
