@@ -11,7 +11,8 @@
 # GPU_HOST_BENCH="name ..." runs only those benchmarks (none: no benchmark); GPU_HOST_BENCH_126=0
 #   none on the 1.26 build; GPU_HOST_BENCH_1242=1 also on the 1.24.2 build (default off);
 #   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_NO_SUITE="orin-kit" leaves out the tests of
-#   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out). GPU_HOST_DIRECT=1 runs the tests directly from
+#   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out).
+#   GPU_HOST_TIMEOUT_MULTIPLIER=0.5 halves every test's timeout (a hang costs less device time). GPU_HOST_DIRECT=1 runs the tests directly from
 #   meson-info without trying `meson test` first.
 #
 # Here a GPU is required: a gpu test that skips (exit 77) counts as a failure, and so do a failed or
@@ -50,6 +51,7 @@ run_tests() {
   local b=${DIR[$id]} log="$OUT/$tag.txt" json="$OUT/$tag.json" opts=() s
   [ -z "$BUNDLE_EXE_WRAPPER" ] || opts=(--wrapper "$BUNDLE_EXE_WRAPPER")
   for s in ${GPU_HOST_NO_SUITE:-}; do opts+=(--no-suite "$s"); done
+  [ -z "${GPU_HOST_TIMEOUT_MULTIPLIER:-}" ] || opts+=(--timeout-multiplier "$GPU_HOST_TIMEOUT_MULTIPLIER")
   rm -f "$b/meson-logs/$tag"*.json
   mkdir -p "$b/meson-logs"
   if [ "${GPU_HOST_DIRECT:-0}" = 1 ]; then

@@ -68,12 +68,19 @@ class CompletionWait {
   static constexpr std::chrono::microseconds kLate{100};
   static constexpr std::chrono::microseconds kFirstNap{50}, kMaxNap{1000};
 
-  /* The slot's work was queued now; the DLA is expected to begin it at `begin` at the earliest
-   * (the end of the tasks queued before it: the alarm counts from whichever is later). */
-  void started (std::chrono::steady_clock::time_point begin = {})
+  /* The slot's task began now (the host's view: elapsed_ms () counts from here). */
+  void started ()
   {
     start_ = std::chrono::steady_clock::now ();
-    begin_ = std::max (start_, begin);
+    begin_ = start_;
+  }
+  /* The task was handed to the device now, behind tasks expected to end at `begin`: the device
+   * begins it at whichever is later, and the alarm counts from there. Not the host's time before
+   * the submit (preprocessing, a graph captured on a first frame): the learnt duration is the
+   * device's alone (TaskSlot::learn_timings). */
+  void queued (std::chrono::steady_clock::time_point begin = {})
+  {
+    begin_ = std::max (std::chrono::steady_clock::now (), begin);
   }
   /* When the task is expected to end (its begin while the duration is unknown). */
   std::chrono::steady_clock::time_point expected_end () const { return begin_ + expected_.get (); }

@@ -182,17 +182,7 @@ Status Engine::acquire (Task *task)
   TaskSlot &s = *slots_[size_t (slot)];
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
-  if (s.timed) {
-    ScopedContext scope (primary_context ());
-    const int err = s.record_start (impl_->stream.get ());
-    if (err != cudaSuccess) {
-      ring_.release (slot);
-      return on_cuda_error (err, "cudaEventRecord (task start)");
-    }
-  }
-  /* Behind the tasks already queued: its alarm counts from their expected end. */
-  s.wait.started (queue_end_);
-  queue_end_ = s.wait.expected_end ();
+  s.wait.started ();
   *task = Task{slot, s.input_ptr (0), s.timed};
   return Status::Ok ();
 }
@@ -231,8 +221,11 @@ Status Engine::submit (const Task &task, void *input_ready)
                                               std::to_string (cfg_.dla_core) + ", slot " +
                                               std::to_string (task.slot) + ")");
   }
-  /* Queued whatever happens next: wait () must still wait for it. */
+  /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued:
+   * its alarm counts from their expected end. */
   ring_.submitted (task.slot);
+  s->wait.queued (queue_end_);
+  queue_end_ = s->wait.expected_end ();
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));

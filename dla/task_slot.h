@@ -44,11 +44,10 @@ class TaskSlot {
    * cudlaSubmitTask, the output copies, the end event. *cuda_err gets the CUDA status of the
    * stream work; the return value is the submit's. */
   cudlaStatus queue (const Device &device, void *stream, void *input_ready, int *cuda_err);
-  /* Records the start event of a timed task on `stream`. */
-  int record_start (void *stream) { return record_event (start_.get (), stream); }
   /* The event the task's end is recorded on. */
   void *end_event () const { return timed ? done_.get () : done_untimed_.get (); }
-  /* After a timed task: its DLA time into timings, its whole device time into the wait. */
+  /* After a timed task: its DLA time into timings, its device time from submit to outputs copied
+   * into the wait. */
   void learn_timings ();
 
   bool timed = false;
@@ -62,7 +61,7 @@ class TaskSlot {
   std::vector<const uint64_t *> in_ptrs_;
   std::vector<uint64_t *> out_ptrs_;
   cudlaTask task_{};
-  CudaEvent start_, submitted_, dla_end_, done_; /* with timestamps: timed tasks only */
+  CudaEvent submitted_, dla_end_, done_; /* with timestamps: timed tasks only */
   CudaEvent done_untimed_;                       /* the other tasks' end */
 };
 

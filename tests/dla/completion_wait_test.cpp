@@ -137,14 +137,15 @@ TEST (CompletionWait, AQueuedTaskSleepsFromTheEndOfTheTasksBeforeIt)
   w.learn (1.f);
   w.learn (1.f);
   const auto now = std::chrono::steady_clock::now ();
-  w.started (now + std::chrono::milliseconds (5));
+  w.started ();
+  w.queued (now + std::chrono::milliseconds (5));
   EXPECT_GE (w.expected_end (), now + std::chrono::milliseconds (6));
   EXPECT_LT (w.expected_end (), now + std::chrono::milliseconds (1000));
   EXPECT_NE (w.wait (nullptr), 0) << "a wait on no event must fail";
   EXPECT_GE (w.elapsed_ms (), 5.9f) << "the wait must sleep until the queued task's expected end";
   /* A begin in the past counts from the submit. */
   const auto submit = std::chrono::steady_clock::now ();
-  w.started (now - std::chrono::seconds (1));
+  w.queued (now - std::chrono::seconds (1));
   EXPECT_GE (w.expected_end (), submit + std::chrono::milliseconds (1));
 }
 

@@ -423,14 +423,16 @@ TEST_F (Inflight, NotLinkedReachesUpstreamAndIsPosted)
 }
 
 /* After a tee the buffer is shared: the element infers on its own copy; the other branch's
- * buffers carry no result. */
+ * buffers carry no result. The samples are pulled after EOS, so the appsinks must not hold EOS
+ * back until they are pulled (wait-on-eos, on by default). */
 TEST_F (Inflight, UpstreamTeeSharesBuffers)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   const int n = 200;
   Pipeline p ("videotestsrc num-buffers=" + std::to_string (n) + " ! " + kCaps +
               " ! tee name=t t. ! queue ! " + infer ("max-in-flight=4") +
-              " ! appsink name=sink sync=false t. ! queue ! appsink name=other sync=false");
+              " ! appsink name=sink sync=false wait-on-eos=false t. ! queue ! appsink name=other sync=false "
+              "wait-on-eos=false");
   ASSERT_TRUE (p.play ());
   EXPECT_TRUE (p.wait_eos (60 * GST_SECOND));
   for (const char *name : {"sink", "other"}) {
