@@ -62,7 +62,7 @@ class TaskSlot {
   std::vector<uint64_t *> out_ptrs_;
   cudlaTask task_{};
   CudaEvent submitted_, dla_end_, done_; /* with timestamps: timed tasks only */
-  CudaEvent done_untimed_;                       /* the other tasks' end */
+  CudaEvent done_untimed_;               /* the other tasks' end */
 };
 
 }  // namespace dla
