@@ -127,6 +127,8 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
     if (!st.ok ())
       return frame_failed (self, st, step);
     priv->interval.inferred ();
+    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": submitted on slot %d", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+                    f.slot);
   } else {
     f.age = priv->interval.age ();
   }

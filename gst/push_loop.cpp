@@ -104,6 +104,8 @@ void push_loop (gpointer data)
   }
   if (f.inferred ()) {
     bool aborted = false;
+    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d",
+                    GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), f.slot);
     const dla::Status st = wait_task (self, f, &aborted);
     if (aborted || !st.ok ()) {
       /* Dropped later (drop_frames), once its kernel and its task have ended. */
@@ -117,6 +119,9 @@ void push_loop (gpointer data)
   if (f.inferred ())
     priv->inflight.task_done ();
   note_hold (self, f);
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": pushing after %.3f ms held",
+                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
+                  std::chrono::duration<double, std::milli> (Clock::now () - f.submitted_at).count ());
   const GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), f.take_buffer ());
   priv->inflight.pushed (ret);
   gst_dla_infer_maybe_notify_stats (self);
