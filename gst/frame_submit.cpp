@@ -83,6 +83,7 @@ void stamp (GstDlaInfer *self, dlainfer::PendingFrame *f)
 {
   GstSegment &segment = GST_BASE_TRANSFORM (self)->segment;
   f->submitted_at = std::chrono::steady_clock::now ();
+  f->downstream_at_submit = self->priv->downstream.total (f->submitted_at);
   const GstClockTime pts = GST_BUFFER_PTS (f->buffer);
   if (segment.format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (pts)) {
     f->running_time = gst_segment_to_running_time (&segment, GST_FORMAT_TIME, pts);
@@ -152,6 +153,7 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
     return st;
   const auto took = std::chrono::steady_clock::now () - start;
   priv->latency.reset (engine.num_slots () * std::chrono::duration_cast<std::chrono::nanoseconds> (took));
+  priv->downstream.reset ();
   GST_INFO_OBJECT (self, "warm-up task: %.3f ms; announcing %d x that as the element's latency",
                    std::chrono::duration<double, std::milli> (took).count (), engine.num_slots ());
   return st;

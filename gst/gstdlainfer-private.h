@@ -54,6 +54,8 @@ struct GstDlaInferPrivate {
   dlainfer::InFlight inflight;
   /* What the element announces as its latency (start; grown by the src task). */
   dlainfer::HoldLatency latency;
+  /* The src task's time inside downstream's push, left out of the holds (hold_latency.h). */
+  dlainfer::DownstreamTime downstream;
 
   /* A frame failed and its error was posted (reset at start): the stream posts one. */
   std::atomic<bool> stream_failed{false};

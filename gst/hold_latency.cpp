@@ -4,6 +4,34 @@
 
 namespace dlainfer {
 
+void DownstreamTime::push_started (Clock::time_point now)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  pushing_since_ = now;
+  pushing_ = true;
+}
+
+void DownstreamTime::push_ended (Clock::time_point now)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (pushing_)
+    total_ += now - pushing_since_;
+  pushing_ = false;
+}
+
+std::chrono::nanoseconds DownstreamTime::total (Clock::time_point now) const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return total_ + (pushing_ && now > pushing_since_ ? now - pushing_since_ : std::chrono::nanoseconds (0));
+}
+
+void DownstreamTime::reset ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  total_ = std::chrono::nanoseconds (0);
+  pushing_ = false;
+}
+
 void HoldLatency::reset (std::chrono::nanoseconds base)
 {
   window_.clear ();

@@ -24,6 +24,7 @@ PendingFrame &PendingFrame::operator= (PendingFrame &&o) noexcept
     segment = o.segment;
     running_time = o.running_time;
     submitted_at = o.submitted_at;
+    downstream_at_submit = o.downstream_at_submit;
   }
   return *this;
 }

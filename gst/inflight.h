@@ -36,6 +36,7 @@ struct PendingFrame {
   GstSegment segment{};                                 /* at submit: for the result message */
   GstClockTime running_time = GST_CLOCK_TIME_NONE;      /* at submit */
   std::chrono::steady_clock::time_point submitted_at{}; /* for the hold (in -> out) */
+  std::chrono::nanoseconds downstream_at_submit{0};     /* DownstreamTime::total at submit */
 
   bool inferred () const { return slot >= 0; }
   GstBuffer *take_buffer ();

@@ -81,10 +81,17 @@ void pause_on (GstDlaInfer *self, GstFlowReturn ret)
   gst_pad_pause_task (srcpad);
 }
 
-/* The hold of a pushed frame; a LATENCY message when the announced latency had to grow. */
-void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f)
+/* The element's own hold of a frame about to be pushed (hold_latency.h: downstream's time left
+ * out); a LATENCY message when the announced latency had to grow. */
+void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_point now)
 {
-  if (!self->priv->latency.add (Clock::now () - f.submitted_at))
+  GstDlaInferPrivate *priv = self->priv;
+  const auto hold = priv->downstream.own_hold (f.submitted_at, f.downstream_at_submit, now);
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": pushing after %.3f ms held, %.3f ms of it ours",
+                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
+                  std::chrono::duration<double, std::milli> (now - f.submitted_at).count (),
+                  std::chrono::duration<double, std::milli> (hold).count ());
+  if (!priv->latency.add (hold))
     return;
   GST_INFO_OBJECT (self, "99th-percentile hold %.3f ms: announcing it as the latency",
                    std::chrono::duration<double, std::milli> (self->priv->latency.announced ()).count ());
@@ -118,11 +125,11 @@ void push_loop (gpointer data)
   attach_results (self, f);
   if (f.inferred ())
     priv->inflight.task_done ();
-  note_hold (self, f);
-  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": pushing after %.3f ms held",
-                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
-                  std::chrono::duration<double, std::milli> (Clock::now () - f.submitted_at).count ());
+  const auto now = Clock::now ();
+  note_hold (self, f, now);
+  priv->downstream.push_started (now);
   const GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), f.take_buffer ());
+  priv->downstream.push_ended (Clock::now ());
   priv->inflight.pushed (ret);
   gst_dla_infer_maybe_notify_stats (self);
   if (ret != GST_FLOW_OK)
