@@ -35,7 +35,7 @@ class CoreScheduler {
   /* The core for the next task, counted as queued there; -1 when every core failed. */
   int pick ();
   /* A task picked for `core` ended after `duration` on the DLA: it leaves the queue, the duration
-   * teaches the core's expected one and adds to its busy time. */
+   * teaches the core's expected one and adds to its busy time (0 or less: as dropped ()). */
   void completed (int core, std::chrono::nanoseconds duration);
   /* A task picked for `core` ended without a duration it could teach (not submitted, failed). */
   void dropped (int core);
