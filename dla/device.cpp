@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "dla/core_handles.h"
 #include "dla/status_names.h"
 
 namespace dla {
@@ -33,12 +34,7 @@ Status create_handle (const Library &lib, int core, cudlaDevHandle *handle)
   const cudlaStatus s = lib.api ().CreateDevice (uint64_t (core), handle, CUDLA_CUDA_DLA);
   if (s == cudlaSuccess && *handle)
     return Status::Ok ();
-  return Status::Error (
-      Code::kInit,
-      cudla_call_failed ("cudlaCreateDevice", s) + lib.refusal_detail () + " (DLA core " +
-          std::to_string (core) + ", hybrid mode)" +
-          (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
-          (s == cudlaErrorOutOfResources ? ": at most 16 handles per DLA core" : ""));
+  return create_device_error (s, core, lib.refusal_detail ());
 }
 
 /* In hybrid mode the current CUDA device decides which GPU a handle belongs to (docs/cudla.md
@@ -55,6 +51,16 @@ struct DeviceRestore {
 };
 
 }  // namespace
+
+Status create_device_error (cudlaStatus s, int core, const std::string &refusal_detail)
+{
+  return Status::Error (
+      Code::kInit,
+      cudla_call_failed ("cudlaCreateDevice", s) + refusal_detail + " (DLA core " + std::to_string (core) +
+          ", hybrid mode)" +
+          (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
+          (s == cudlaErrorOutOfResources ? ": " + handle_limit_remedy () : ""));
+}
 
 Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int core,
                      std::shared_ptr<const Device> *out)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "dla/abi/cudla_abi.h"
 #include "dla/loader.h"
@@ -54,6 +55,11 @@ class Device {
   int core_ = -1;
   uint64_t core_count_ = 0;
 };
+
+/* cudlaCreateDevice's refusal `s` of `core` as the user reads it: the status, the core, the cause
+ * where one is known (the handle limit with its remedy, dla/core_handles.h). `refusal_detail`: the
+ * library's (Library::refusal_detail). Apart from Open so that it is tested without a GPU. */
+Status create_device_error (cudlaStatus s, int core, const std::string &refusal_detail);
 
 constexpr uint32_t kMinTaskTimeoutMs = 1;
 constexpr uint32_t kMaxTaskTimeoutMs = 1000000;
