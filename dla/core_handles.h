@@ -23,6 +23,9 @@ constexpr int kHandlesPerCore = 16;
 
 /* What to do about a core without a handle left: ends our refusal and cuDLA's. */
 std::string handle_limit_remedy ();
+/* What cuDLA's own refusal tells users until elements can share an engine (model-instance-id is
+ * not an element property yet): the limit, and fewer elements per core. */
+std::string handle_limit_today ();
 
 class CoreHandles {
   struct State {
