@@ -89,7 +89,8 @@ bool related_tracking (GstAnalyticsRelationMeta *rmeta, guint od_id, GstAnalytic
   state = nullptr;
   while (
       gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), trk)) {
-    if (gst_analytics_relation_meta_get_relation (rmeta, trk->id, od_id) != GST_ANALYTICS_REL_TYPE_NONE)
+    if (gst_analytics_relation_meta_get_relation (rmeta, trk->id, od_id) != GST_ANALYTICS_REL_TYPE_NONE ||
+        gst_analytics_relation_meta_get_relation (rmeta, od_id, trk->id) != GST_ANALYTICS_REL_TYPE_NONE)
       return true;
   }
   return false;
