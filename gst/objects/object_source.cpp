@@ -1,0 +1,177 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gst/objects/object_source.h"
+
+#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 24, 0)
+#define DLAINFER_OBJECTS_ANALYTICS 1
+#include <gst/analytics/analytics.h>
+
+#include <map>
+#include <tuple>
+#endif
+
+namespace dlainfer {
+namespace objects {
+
+namespace {
+
+bool roi_tracking_id (GstVideoRegionOfInterestMeta *roi, guint64 *id)
+{
+  const GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+  gint v = 0;
+  if (s && gst_structure_get_int (s, "id", &v) && v >= 0) {
+    *id = guint64 (v);
+    return true;
+  }
+  if (roi->id > 0) {
+    *id = guint64 (roi->id);
+    return true;
+  }
+  return false;
+}
+
+std::vector<GstVideoRegionOfInterestMeta *> roi_metas (GstBuffer *buffer)
+{
+  std::vector<GstVideoRegionOfInterestMeta *> out;
+  gpointer state = nullptr;
+  GstMeta *meta;
+  while (
+      (meta = gst_buffer_iterate_meta_filtered (buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    out.push_back (reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta));
+  return out;
+}
+
+}  // namespace
+
+DetectedObject object_from_roi (GstVideoRegionOfInterestMeta *roi)
+{
+  DetectedObject o;
+  o.box = {int64_t (roi->x), int64_t (roi->y), int64_t (roi->w), int64_t (roi->h)};
+  o.label = roi->roi_type;
+  o.tracked = roi_tracking_id (roi, &o.tracking_id);
+  const GstStructure *det = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  gdouble conf = 0.0;
+  if (det && gst_structure_get_double (det, "confidence", &conf)) {
+    o.has_confidence = true;
+    o.confidence = float (conf);
+  }
+  o.write_back.roi = roi;
+  return o;
+}
+
+namespace {
+
+/* The ROI metas as the objects (no ODMtd on the buffer, or no analytics library). */
+CollectedObjects from_roi_metas (GstBuffer *buffer)
+{
+  CollectedObjects out;
+  for (GstVideoRegionOfInterestMeta *roi : roi_metas (buffer))
+    out.objects.push_back (object_from_roi (roi));
+  out.origin = out.objects.empty () ? ObjectOrigin::kNone : ObjectOrigin::kRoiMeta;
+  return out;
+}
+
+}  // namespace
+
+#ifdef DLAINFER_OBJECTS_ANALYTICS
+
+namespace {
+
+/* A tracking mtd related to the ODMtd, from the ODMtd or towards it (trackers differ). */
+bool related_tracking (GstAnalyticsRelationMeta *rmeta, guint od_id, GstAnalyticsTrackingMtd *trk)
+{
+  gpointer state = nullptr;
+  if (gst_analytics_relation_meta_get_direct_related (
+          rmeta, od_id, GST_ANALYTICS_REL_TYPE_ANY, gst_analytics_tracking_mtd_get_mtd_type (), &state, trk))
+    return true;
+  state = nullptr;
+  while (
+      gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), trk)) {
+    if (gst_analytics_relation_meta_get_relation (rmeta, trk->id, od_id) != GST_ANALYTICS_REL_TYPE_NONE ||
+        gst_analytics_relation_meta_get_relation (rmeta, od_id, trk->id) != GST_ANALYTICS_REL_TYPE_NONE)
+      return true;
+  }
+  return false;
+}
+
+DetectedObject object_from_od (GstAnalyticsRelationMeta *rmeta, GstAnalyticsODMtd *od)
+{
+  DetectedObject o;
+  gint x = 0, y = 0, w = 0, h = 0;
+  gfloat conf = 0.0f;
+  if (gst_analytics_od_mtd_get_location (od, &x, &y, &w, &h, &conf)) {
+    o.box = {x, y, w, h};
+    o.has_confidence = true;
+    o.confidence = conf;
+  }
+  o.label = gst_analytics_od_mtd_get_obj_type (od);
+  o.write_back.has_od_mtd = true;
+  o.write_back.od_mtd_id = od->id;
+  GstAnalyticsTrackingMtd trk;
+  if (related_tracking (rmeta, od->id, &trk)) {
+    gboolean lost = FALSE;
+    GstClockTime first = 0, last = 0;
+    o.tracked = gst_analytics_tracking_mtd_get_info (&trk, &o.tracking_id, &first, &last, &lost);
+    o.tracking_lost = o.tracked && lost;
+  }
+  return o;
+}
+
+using BoxKey = std::tuple<int64_t, int64_t, int64_t, int64_t, GQuark>;
+
+/* ROI metas that describe the same objects as ODMtds (same rectangle and type), each used once. */
+void attach_rois (std::vector<DetectedObject> &objects, GstBuffer *buffer)
+{
+  std::multimap<BoxKey, GstVideoRegionOfInterestMeta *> rois;
+  for (GstVideoRegionOfInterestMeta *roi : roi_metas (buffer))
+    rois.emplace (BoxKey{roi->x, roi->y, roi->w, roi->h, roi->roi_type}, roi);
+  for (DetectedObject &o : objects) {
+    auto it = rois.find (BoxKey{o.box.x, o.box.y, o.box.width, o.box.height, o.label});
+    if (it == rois.end ())
+      continue;
+    o.write_back.roi = it->second;
+    rois.erase (it);
+  }
+}
+
+}  // namespace
+
+bool reads_analytics ()
+{
+  return true;
+}
+
+CollectedObjects collect_objects (GstBuffer *buffer)
+{
+  CollectedObjects out;
+  if (GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer)) {
+    gpointer state = nullptr;
+    GstAnalyticsODMtd od;
+    while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (), &od))
+      out.objects.push_back (object_from_od (rmeta, &od));
+  }
+  if (out.objects.empty ())
+    return from_roi_metas (buffer);
+  out.origin = ObjectOrigin::kAnalytics;
+  attach_rois (out.objects, buffer);
+  return out;
+}
+
+#else
+
+bool reads_analytics ()
+{
+  return false;
+}
+
+CollectedObjects collect_objects (GstBuffer *buffer)
+{
+  return from_roi_metas (buffer);
+}
+
+#endif
+
+}  // namespace objects
+}  // namespace dlainfer

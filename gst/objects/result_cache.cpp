@@ -1,0 +1,112 @@
+#include "gst/objects/result_cache.h"
+
+#include <algorithm>
+
+namespace dlainfer {
+namespace objects {
+
+ResultCache::ResultCache (size_t capacity) : pool_ (std::max<size_t> (capacity, 1))
+{
+  free_.reserve (pool_.size ());
+  for (size_t i = pool_.size (); i-- > 0;)
+    free_.push_back (uint32_t (i));
+  /* No rehash ever: the table never holds more than the pool. */
+  index_.reserve (pool_.size ());
+}
+
+void ResultCache::unlink (uint32_t i)
+{
+  Entry &e = pool_[i];
+  (e.prev == kNone ? head_ : pool_[e.prev].next) = e.next;
+  (e.next == kNone ? tail_ : pool_[e.next].prev) = e.prev;
+  e.prev = e.next = kNone;
+}
+
+void ResultCache::link_front (uint32_t i)
+{
+  Entry &e = pool_[i];
+  e.prev = kNone;
+  e.next = head_;
+  (head_ == kNone ? tail_ : pool_[head_].prev) = i;
+  head_ = i;
+}
+
+void ResultCache::remove (uint32_t i)
+{
+  unlink (i);
+  index_.erase (pool_[i].id);
+  free_.push_back (i);
+}
+
+void ResultCache::evict_unseen ()
+{
+  while (tail_ != kNone && frame_ - pool_[tail_].seen_at > kUnseenFrames) {
+    remove (tail_);
+    ++evicted_;
+  }
+}
+
+void ResultCache::begin_frame ()
+{
+  ++frame_;
+  evict_unseen ();
+}
+
+Decision ResultCache::decide (guint64 tracking_id, int64_t area, uint32_t interval)
+{
+  auto it = index_.find (tracking_id);
+  if (it == index_.end ())
+    return {};
+  Entry &e = pool_[it->second];
+  e.seen_at = frame_;
+  unlink (it->second);
+  link_front (it->second);
+  const uint64_t age = frame_ - e.classified_at;
+  /* Integer form of area >= 1.2 * classified area. */
+  const bool grew = area * 5 >= e.area * 6;
+  if (age > interval || grew)
+    return {};
+  return {false, uint32_t (age), &e.result};
+}
+
+void ResultCache::store (guint64 tracking_id, int64_t area, const ObjectResult &result)
+{
+  uint32_t i;
+  auto it = index_.find (tracking_id);
+  if (it != index_.end ()) {
+    i = it->second;
+    unlink (i);
+  } else {
+    if (free_.empty ()) {
+      remove (tail_); /* full: the least recently seen goes */
+      ++evicted_;
+    }
+    i = free_.back ();
+    free_.pop_back ();
+    index_.emplace (tracking_id, i);
+  }
+  Entry &e = pool_[i];
+  e.id = tracking_id;
+  e.result = result;
+  e.area = area;
+  e.classified_at = e.seen_at = frame_;
+  link_front (i);
+}
+
+void ResultCache::lost (guint64 tracking_id)
+{
+  auto it = index_.find (tracking_id);
+  if (it != index_.end ())
+    remove (it->second);
+}
+
+void ResultCache::clear ()
+{
+  while (tail_ != kNone)
+    remove (tail_);
+  frame_ = 0;
+  evicted_ = 0;
+}
+
+}  // namespace objects
+}  // namespace dlainfer
