@@ -210,7 +210,8 @@ Status Engine::submit (const Task &task, void *input_ready)
   ScopedContext scope (primary_context ());
   void *stream = impl_->stream.get ();
   int err = cudaSuccess;
-  const cudlaStatus cs = s->queue (*impl_->device, stream, input_ready, &err);
+  const cudlaStatus cs =
+      s->queue (*impl_->device, stream, input_ready, after_.queue ? &after_ : nullptr, &err);
   if (cs != cudlaSuccess) {
     ring_.ended (task.slot);
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
@@ -326,6 +327,12 @@ const void *Engine::host_output (int slot, int index) const
   return slots_[slot]->host_output (size_t (index));
 }
 
+void Engine::set_after_task (AfterTask after)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  after_ = std::move (after);
+}
+
 Status Engine::read_input (int slot, int index, void *host, size_t bytes)
 {
   void *src = input_ptr (slot, index);
@@ -333,6 +340,23 @@ Status Engine::read_input (int slot, int index, void *host, size_t bytes)
     return Status::Error (Code::kRuntime, "read_input: slot " + std::to_string (slot) + ", input " +
                                               std::to_string (index) + " or " + std::to_string (bytes) +
                                               " bytes do not fit the model");
+  return read_tensor (src, host, bytes, "cudaMemcpyAsync (an input tensor, to dump it)");
+}
+
+Status Engine::read_output (int slot, int index, void *host, size_t bytes)
+{
+  const bool fits = slot >= 0 && slot < int (slots_.size ()) && index >= 0 &&
+                    index < int (outputs_.size ()) && bytes == size_t (outputs_[size_t (index)].view.size);
+  if (!fits)
+    return Status::Error (Code::kRuntime, "read_output: slot " + std::to_string (slot) + ", output " +
+                                              std::to_string (index) + " or " + std::to_string (bytes) +
+                                              " bytes do not fit the model");
+  return read_tensor (slots_[size_t (slot)]->output_ptr (size_t (index)), host, bytes,
+                      "cudaMemcpyAsync (an output tensor, to dump it)");
+}
+
+Status Engine::read_tensor (const void *src, void *host, size_t bytes, const char *what)
+{
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
   auto *stream = static_cast<cudaStream_t> (impl_->stream.get ());
@@ -346,7 +370,7 @@ Status Engine::read_input (int slot, int index, void *host, size_t bytes)
   if (err == cudaSuccess)
     return Status::Ok ();
   std::lock_guard<std::mutex> lock (mutex_);
-  return on_cuda_error (err, "cudaMemcpyAsync (an input tensor, to dump it)");
+  return on_cuda_error (err, what);
 }
 
 SlotTimings Engine::timings (int slot) const

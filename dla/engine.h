@@ -115,13 +115,20 @@ class Engine {
   /* Whether `slot` has a task submitted and not yet seen ending. */
   bool in_flight (int slot);
 
+  /* Work added to every task from now on (raw output tensors, task_slot.h): set before the first
+   * acquire, or with no task in flight, by the thread that submits; an empty one removes it. */
+  void set_after_task (AfterTask after);
+
   /* CUDA-side pointer of a slot's input tensor; nullptr for a bad slot or index. The DLA-side
    * pointer never leaves the engine. */
   void *input_ptr (int slot, int index = 0) const;
+  /* The padded host copy of an output; nullptr for a bad slot or index, or an output the
+   * AfterTask skips. */
   const void *host_output (int slot, int index) const;
-  /* Copies a slot's input tensor (`bytes` = its view's size) to host memory, on the engine's stream,
-   * and waits: for dumps (tensor triage), after the task ended, never per frame. */
+  /* Copies a slot's input (output) tensor (`bytes` = its view's size) to host memory, on the
+   * engine's stream, and waits: for dumps (tensor triage), after the task ended, never per frame. */
   Status read_input (int slot, int index, void *host, size_t bytes);
+  Status read_output (int slot, int index, void *host, size_t bytes);
   SlotTimings timings (int slot) const;
 
   /* Backend, library, core and every tensor: raw descriptor, layout, reading (for model-info). */
@@ -137,6 +144,7 @@ class Engine {
   Status on_cuda_error (int err, const char *what);
   Status finish (int slot, int cuda_err);
   Status task_status ();
+  Status read_tensor (const void *src, void *host, size_t bytes, const char *what);
 
   EngineConfig cfg_;
   std::unique_ptr<Impl> impl_;
@@ -144,6 +152,7 @@ class Engine {
   std::vector<std::unique_ptr<TaskSlot>> slots_;
   std::mutex mutex_;
   SlotRing ring_;
+  AfterTask after_;
   /* When the DLA is expected to have ended every task acquired so far: where a new task's wait
    * counts its alarm from (completion_wait.h). */
   std::chrono::steady_clock::time_point queue_end_{};

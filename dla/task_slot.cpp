@@ -11,6 +11,7 @@ Status TaskSlot::Create (const std::shared_ptr<const Device> &device, cudlaModul
                          int index, std::unique_ptr<TaskSlot> *out)
 {
   std::unique_ptr<TaskSlot> s (new TaskSlot ());
+  s->index_ = index;
   const std::string tag = " (slot " + std::to_string (index) + ")";
   Status st;
   for (const TensorInfo &t : inputs) {
@@ -27,6 +28,7 @@ Status TaskSlot::Create (const std::shared_ptr<const Device> &device, cudlaModul
         !(st = PinnedBuffer::Create (t.raw.size, &p)).ok ())
       return st;
     s->out_ptrs_.push_back (r.dla_ptr ());
+    s->out_cuda_ptrs_.push_back (r.cuda_ptr ());
     s->outputs_.push_back (std::move (r));
     s->host_outputs_.push_back (std::move (p));
   }
@@ -47,9 +49,20 @@ Status TaskSlot::Create (const std::shared_ptr<const Device> &device, cudlaModul
   return Status::Ok ();
 }
 
-cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_ready, int *cuda_err)
+int TaskSlot::copy_outputs (void *stream)
 {
-  cudaStream_t strm = static_cast<cudaStream_t> (stream);
+  int err = cudaSuccess;
+  for (size_t i = 0; err == cudaSuccess && i < outputs_.size (); ++i)
+    if (!skipped (i))
+      err = cudaMemcpyAsync (host_outputs_[i].data (), outputs_[i].cuda_ptr (), outputs_[i].size (),
+                             cudaMemcpyDeviceToHost, static_cast<cudaStream_t> (stream));
+  return err;
+}
+
+cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_ready, const AfterTask *after,
+                             int *cuda_err)
+{
+  skip_ = after ? after->skip_host_copy : std::vector<bool> ();
   int err = input_ready ? stream_wait_event (stream, input_ready) : cudaSuccess;
   if (err == cudaSuccess && timed)
     err = record_event (submitted_.get (), stream);
@@ -60,9 +73,10 @@ cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_rea
   if (cs != cudlaSuccess)
     return cs;
   err = timed ? record_event (dla_end_.get (), stream) : cudaSuccess;
-  for (size_t i = 0; err == cudaSuccess && i < outputs_.size (); ++i)
-    err = cudaMemcpyAsync (host_outputs_[i].data (), outputs_[i].cuda_ptr (), outputs_[i].size (),
-                           cudaMemcpyDeviceToHost, strm);
+  if (err == cudaSuccess)
+    err = copy_outputs (stream);
+  if (err == cudaSuccess && after && after->queue)
+    err = after->queue (index_, out_cuda_ptrs_, stream);
   if (err == cudaSuccess)
     err = record_event (end_event (), stream);
   *cuda_err = err;

@@ -5,6 +5,7 @@
  * not what they mean. */
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,6 +24,16 @@ struct SlotTimings {
   float total_ms = -1.f; /* acquire -> outputs in host memory, seen by the host */
 };
 
+/* Work a caller adds to every task on the engine's stream, after the DLA's and before the task's
+ * end is recorded (raw output tensors: de-padding kernels and their copies, docs/tensors.md 4). */
+struct AfterTask {
+  /* Per output: its padded copy to host memory is left out (host_output () is nullptr). */
+  std::vector<bool> skip_host_copy;
+  /* Queues the work: the slot, its outputs' CUDA pointers, the stream (cudaStream_t); returns a
+   * cudaError_t. Called from Engine::submit, the engine's mutex held. */
+  std::function<int (int slot, const std::vector<const void *> &outputs, void *stream)> queue;
+};
+
 class TaskSlot {
  public:
   /* Registers the tensors of `inputs` and `outputs` on `device` for `module`; `index` appears in
@@ -37,13 +48,19 @@ class TaskSlot {
   }
   const void *host_output (size_t index) const
   {
-    return index < host_outputs_.size () ? host_outputs_[index].data () : nullptr;
+    return index < host_outputs_.size () && !skipped (index) ? host_outputs_[index].data () : nullptr;
+  }
+  /* CUDA-side pointer of an output tensor; nullptr for a bad index. */
+  const void *output_ptr (size_t index) const
+  {
+    return index < out_cuda_ptrs_.size () ? out_cuda_ptrs_[index] : nullptr;
   }
 
   /* The task's work on `stream` (cudaStream_t), in order: wait for `input_ready` (when given),
-   * cudlaSubmitTask, the output copies, the end event. *cuda_err gets the CUDA status of the
-   * stream work; the return value is the submit's. */
-  cudlaStatus queue (const Device &device, void *stream, void *input_ready, int *cuda_err);
+   * cudlaSubmitTask, the output copies (but those `after` skips), `after`'s work (when given), the
+   * end event. *cuda_err gets the CUDA status of the stream work; the return value is the submit's. */
+  cudlaStatus queue (const Device &device, void *stream, void *input_ready, const AfterTask *after,
+                     int *cuda_err);
   /* The event the task's end is recorded on. */
   void *end_event () const { return timed ? done_.get () : done_untimed_.get (); }
   /* After a timed task: its DLA time into timings, its device time from submit to outputs copied
@@ -56,7 +73,13 @@ class TaskSlot {
   CompletionWait wait;
 
  private:
+  bool skipped (size_t index) const { return index < skip_.size () && skip_[index]; }
+  int copy_outputs (void *stream);
+
+  int index_ = 0;
+  std::vector<bool> skip_; /* the AfterTask's skip_host_copy of the last task queued */
   std::vector<RegisteredTensor> inputs_, outputs_;
+  std::vector<const void *> out_cuda_ptrs_;
   std::vector<PinnedBuffer> host_outputs_;
   std::vector<const uint64_t *> in_ptrs_;
   std::vector<uint64_t *> out_ptrs_;
