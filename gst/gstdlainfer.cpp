@@ -111,6 +111,9 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
                         g_quark_from_string (m.engine->backend ().c_str ()), s.dla_core);
   priv->tensors.prepare (m.engine->outputs (), s, m.plan.classes,
                          g_quark_from_string (GST_OBJECT_NAME (self)));
+  std::string why;
+  if (!priv->tensors.start_device (*m.engine, &why))
+    GST_WARNING_OBJECT (self, "%s: the host de-pads the raw tensors instead", why.c_str ());
   priv->cuda.reset_log ();
   priv->interval.reset ();
   priv->stats.reset ();

@@ -32,7 +32,8 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
   }
   dla::Engine &engine = *priv->model->engine;
   const auto post_start = Clock::now ();
-  priv->output.classify (priv->model->plan.output_view, engine.host_output (f.slot, 0), f.post);
+  priv->output.classify (priv->model->plan.output_view, engine.host_output (f.slot, 0),
+                         priv->tensors.class_scores (f.slot), f.post);
   const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
   const dla::SlotTimings t = engine.timings (f.slot);
   priv->stats.inferred (priv->input.preprocess_ms (task_of (f)), t.dla_ms, post_ms, t.total_ms, f.graphed);

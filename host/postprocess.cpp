@@ -93,6 +93,14 @@ void top_k (const std::vector<float> &scores, int k, float threshold, std::vecto
   results->resize (keep);
 }
 
+void run_scores (const float *values, int64_t count, const Params &params, std::vector<float> *scores,
+                 std::vector<Result> *results)
+{
+  scores->assign (values, values + count);
+  activate (params.activation, scores);
+  top_k (*scores, params.top_k, params.threshold, results);
+}
+
 void run (const tensor::View &view, const void *data, const Params &params, std::vector<float> *scores,
           std::vector<Result> *results)
 {

@@ -43,6 +43,10 @@ void activate (Activation activation, std::vector<float> *scores);
  * first). Writes into *results, reusing its storage. */
 void top_k (const std::vector<float> &scores, int k, float threshold, std::vector<Result> *results);
 
+/* The same from `count` scores already de-padded to float (the GPU's, docs/tensors.md 4). */
+void run_scores (const float *values, int64_t count, const Params &params, std::vector<float> *scores,
+                 std::vector<Result> *results);
+
 /* Everything above in one call; `scores` is scratch storage the caller keeps to avoid allocating. */
 void run (const tensor::View &view, const void *data, const Params &params, std::vector<float> *scores,
           std::vector<Result> *results);

@@ -34,12 +34,15 @@ void ClassificationOutput::clear ()
   meta_results_.clear ();
 }
 
-void ClassificationOutput::classify (const tensor::View &view, const void *data,
+void ClassificationOutput::classify (const tensor::View &view, const void *data, const float *scores,
                                      const postprocess::Params &params)
 {
   if (!active_)
     return;
-  postprocess::run (view, data, params, &scores_, &results_);
+  if (scores)
+    postprocess::run_scores (scores, int64_t (label_quarks_.size ()), params, &scores_, &results_);
+  else
+    postprocess::run (view, data, params, &scores_, &results_);
   meta_results_.clear ();
   for (const postprocess::Result &r : results_)
     meta_results_.push_back ({r.class_id, label_quarks_[size_t (r.class_id)], r.confidence});

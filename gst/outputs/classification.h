@@ -22,8 +22,11 @@ class ClassificationOutput {
                 int dla_core);
   void clear ();
 
-  /* An inferred frame: the results from the output tensor `data` in host memory. */
-  void classify (const tensor::View &view, const void *data, const postprocess::Params &params);
+  /* An inferred frame: the results from the padded host copy `data` of the class vector (laid out
+   * as `view`), or, when not null, from its `scores` the GPU de-padded (raw tensors on: the same
+   * values, docs/tensors.md 4). */
+  void classify (const tensor::View &view, const void *data, const float *scores,
+                 const postprocess::Params &params);
   /* Puts the current results on `buf` (carried: the last results on a frame not inferred, `age`
    * frames old). */
   void attach (GstObject *element, GstBuffer *buf, bool carried, guint age);

@@ -142,6 +142,16 @@ bool Dump::write_outputs (dla::Engine &engine, int slot, const std::vector<Tenso
     TensorPlan dense = outputs[i];
     dense.type = depad::Type::kFloat32;
     const void *raw = engine.host_output (slot, int (i));
+    std::vector<uint8_t> read; /* no padded host copy (raw tensors on the GPU): read it back */
+    if (!raw) {
+      read.resize (size_t (engine.outputs ()[i].view.size));
+      const dla::Status st = engine.read_output (slot, int (i), read.data (), read.size ());
+      if (!st.ok ()) {
+        *error = "dump-dir: cannot read output '" + dense.name + "': " + st.message;
+        return false;
+      }
+      raw = read.data ();
+    }
     std::vector<float> values (depad::elements (dense.view));
     depad::depad (dense.view, raw, dense.int8_scale, dense.type, values.data ());
     const std::string base = dir_ + "/";

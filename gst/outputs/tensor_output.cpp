@@ -58,13 +58,43 @@ void TensorOutput::prepare (const std::vector<dla::TensorInfo> &outputs, const S
   for (const TensorPlan &p : plans_)
     pools_.emplace_back (s.tensor_meta ? make_pool (guint (depad::dense_bytes (p.view, p.type))) : nullptr);
   attach_ = s.tensor_meta;
+  classifier_ = classes > 0;
   input_scale_ = s.input_scale;
   element_ = element;
 }
 
+bool TensorOutput::start_device (dla::Engine &engine, std::string *error)
+{
+  device_.clear ();
+  if (!attach_ || plans_.empty ())
+    return true;
+  return device_.start (engine, plans_, error);
+}
+
+bool TensorOutput::start_device (int cuda_device, int slots, dla::AfterTask *after, std::string *error)
+{
+  device_.clear ();
+  return !attach_ || plans_.empty () || device_.start (cuda_device, slots, plans_, after, error);
+}
+
+void TensorOutput::attach_device (GstBuffer *buf, int slot)
+{
+  values_.clear ();
+  for (size_t i = 0; i < plans_.size (); ++i)
+    values_.push_back (device_.take (slot, i, pools_[i].get ()));
+  attach_values (buf, values_);
+}
+
+const float *TensorOutput::class_scores (int slot) const
+{
+  return classifier_ && device_.active () ? static_cast<const float *> (device_.values (slot, 0)) : nullptr;
+}
+
 void TensorOutput::attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot)
 {
-  if (attach_) {
+  if (attach_ && device_.active ()) {
+    attach_device (buf, slot);
+  } else if (attach_) {
     std::vector<const void *> outputs;
     for (size_t i = 0; i < plans_.size (); ++i)
       outputs.push_back (engine.host_output (slot, int (i)));
@@ -82,10 +112,8 @@ bool upstream_tensor_meta ()
   return true;
 }
 
-void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
+void TensorOutput::attach_values (GstBuffer *buf, const std::vector<GstBuffer *> &values)
 {
-  if (!attach_ || plans_.empty ())
-    return;
   /* A buffer has one GstTensorMeta: another element's tensors (a second dlainfer) are kept, first. */
   GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
   const gsize kept = meta ? meta->num_tensors : 0;
@@ -95,7 +123,7 @@ void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> 
     tensors[n++] = gst_tensor_copy (meta->tensors[i]);
   for (size_t i = 0; i < plans_.size (); ++i) {
     const TensorPlan &p = plans_[i];
-    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
+    GstBuffer *data = values[i];
     if (!data)
       continue;
     std::vector<gsize> dims = p.dims; /* the API takes them non-const */
@@ -113,15 +141,15 @@ bool upstream_tensor_meta ()
   return false;
 }
 
-void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
+void TensorOutput::attach_values (GstBuffer *buf, const std::vector<GstBuffer *> &values)
 {
-  if (!attach_ || plans_.empty ())
-    return;
   GstDlaTensorMeta *meta = gst_buffer_add_dla_tensor_meta (buf, element_);
-  for (size_t i = 0; meta && i < plans_.size (); ++i) {
+  for (size_t i = 0; i < plans_.size (); ++i) {
     const TensorPlan &p = plans_[i];
-    GstBuffer *data = depad_to_buffer (p, outputs[i], pools_[i].get ());
-    if (data)
+    GstBuffer *data = values[i];
+    if (data && !meta)
+      gst_buffer_unref (data);
+    else if (data)
       gst_dla_tensor_meta_add_tensor (meta, p.id,
                                       p.type == depad::Type::kFloat16 ? GST_DLA_TENSOR_DATA_TYPE_FLOAT16
                                                                       : GST_DLA_TENSOR_DATA_TYPE_FLOAT32,
@@ -131,5 +159,15 @@ void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> 
 }
 
 #endif
+
+void TensorOutput::attach_host (GstBuffer *buf, const std::vector<const void *> &outputs)
+{
+  if (!attach_ || plans_.empty ())
+    return;
+  values_.clear ();
+  for (size_t i = 0; i < plans_.size (); ++i)
+    values_.push_back (depad_to_buffer (plans_[i], outputs[i], pools_[i].get ()));
+  attach_values (buf, values_);
+}
 
 }  // namespace dlainfer

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dla/engine.h"
+#include "gst/outputs/device_tensors.h"
 #include "gst/outputs/dump.h"
 #include "gst/outputs/tensor_plan.h"
 
@@ -24,17 +25,34 @@ class TensorOutput {
  public:
   /* start: nothing is attached unless s.tensor_meta; the dump (dump-dir) works either way. */
   void prepare (const std::vector<dla::TensorInfo> &outputs, const Settings &s, int classes, GQuark element);
+  /* Then, with an engine: the outputs are de-padded on the GPU (device_tensors.h). False with
+   * *error when it cannot (the host de-pads then, as without it). Nothing when tensor-meta is off. */
+  bool start_device (dla::Engine &engine, std::string *error);
+  /* The same without an engine: *after is what it would install (benchmarks). */
+  bool start_device (int cuda_device, int slots, dla::AfterTask *after, std::string *error);
+  /* After the engine is gone. */
   void clear ()
   {
+    device_.clear ();
     plans_.clear ();
     pools_.clear ();
   }
 
+  /* The class vector's scores of `slot`'s task as dense FLOAT32 (classes values), when the GPU
+   * de-padded it (the engine made no padded host copy of it then); else nullptr. */
+  const float *class_scores (int slot) const;
+  /* Tensors that needed a host copy: downstream held every pooled buffer (device_tensors.h). */
+  guint64 tensor_copies () const { return device_.copies (); }
+
   /* An inferred frame, after its classification: the outputs of the engine's `slot` on `buf`, and
    * the frame's tensors into dump-dir when armed (a failure is a warning on the bus). */
   void attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot);
+  /* The tensors of `slot`'s task from the GPU's de-padded values (start_device ()). */
+  void attach_device (GstBuffer *buf, int slot);
   /* The tensors from host copies of the outputs, in the model's order. */
   void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs);
+  /* The tensors from buffers of de-padded values (taken), in the model's order; nullptr: left out. */
+  void attach_values (GstBuffer *buf, const std::vector<GstBuffer *> &values);
 
   /* dump-dir and dump-count (any thread). */
   Dump &dump () { return dump_; }
@@ -48,6 +66,9 @@ class TensorOutput {
 
   std::vector<TensorPlan> plans_;
   std::vector<Pool> pools_;
+  DeviceTensors device_;
+  std::vector<GstBuffer *> values_; /* scratch of attach (), one thread */
+  bool classifier_ = false;
   bool attach_ = false;
   float input_scale_ = 0.f;
   GQuark element_ = 0;

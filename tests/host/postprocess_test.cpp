@@ -11,6 +11,7 @@
 #include <ostream>
 #include <vector>
 
+#include "host/depad.h"
 #include "kernels/numeric.h"
 #include "kernels/tensor_layout.h"
 
@@ -192,6 +193,36 @@ TEST (Postprocess, RunInt8EndToEnd)
   ASSERT_EQ (results.size (), 5u);
   EXPECT_EQ (results[0].class_id, 5);
   EXPECT_NEAR (results[0].confidence, std::exp (8.f) / (std::exp (8.f) + 7.f), 1e-5);
+}
+
+/* With raw tensors on the GPU, classification reads the de-padded FLOAT32 scores (run_scores): the
+ * results equal those from the padded tensor, for FP16 and INT8, every activation. */
+TEST (Postprocess, RunScoresFromDepaddedValuesEqualsRun)
+{
+  for (const auto lt :
+       {std::make_pair (Layout::kChw16, ElemType::kFp16), std::make_pair (Layout::kChw32, ElemType::kInt8)})
+    for (const auto act : {postprocess::Activation::kSoftmax, postprocess::Activation::kSigmoid,
+                           postprocess::Activation::kNone}) {
+      tensor::View v;
+      ASSERT_TRUE (tensor::make_view (lt.first, lt.second, 1, 1000, 1, 1, &v));
+      const float scale = 1.f / 16.f;
+      const std::vector<uint8_t> data =
+          make_output (v, scale, [] (int64_t c) { return float ((c * 37) % 101) / 16.f - 3.f; });
+      postprocess::Params p;
+      p.activation = act;
+      p.int8_scale = scale;
+      p.top_k = 7;
+      std::vector<float> scores, dense (1000);
+      std::vector<postprocess::Result> want, got;
+      postprocess::run (v, data.data (), p, &scores, &want);
+      depad::depad (v, data.data (), scale, depad::Type::kFloat32, dense.data ());
+      postprocess::run_scores (dense.data (), 1000, p, &scores, &got);
+      ASSERT_EQ (got.size (), want.size ());
+      for (size_t i = 0; i < want.size (); ++i) {
+        EXPECT_EQ (got[i].class_id, want[i].class_id) << i;
+        EXPECT_EQ (got[i].confidence, want[i].confidence) << i;
+      }
+    }
 }
 
 }  // namespace

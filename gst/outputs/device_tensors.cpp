@@ -1,0 +1,159 @@
+#include "gst/outputs/device_tensors.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
+namespace dlainfer {
+
+namespace {
+
+/* Pinned memory of the engine's context, which the allocator keeps alive: downstream may free a
+ * tensor after the element (and its engine) are gone. */
+HostPool::Allocator pinned_allocator (std::shared_ptr<dla::PrimaryContext> ctx)
+{
+  HostPool::Allocator a;
+  a.alloc = [ctx] (size_t size) -> void * {
+    dla::ScopedContext scope (ctx->handle ());
+    void *p = nullptr;
+    return cudaMallocHost (&p, size) == cudaSuccess ? p : nullptr;
+  };
+  a.free = [ctx] (void *p) {
+    dla::ScopedContext scope (ctx->handle ());
+    cudaFreeHost (p);
+  };
+  return a;
+}
+
+}  // namespace
+
+bool DeviceTensors::make_slot (size_t outputs, std::string *error)
+{
+  Slot s;
+  for (size_t i = 0; i < outputs; ++i) {
+    dla::DeviceBuffer d;
+    dla::PinnedBuffer p;
+    dla::Status st = dla::DeviceBuffer::Create (bytes_[i], &d);
+    if (st.ok ())
+      st = dla::PinnedBuffer::Create (bytes_[i], &p);
+    if (!st.ok ()) {
+      *error = "raw tensors on the GPU: " + st.message;
+      return false;
+    }
+    s.dense.push_back (std::move (d));
+    s.spare.push_back (std::move (p));
+  }
+  s.host.assign (outputs, nullptr);
+  s.pooled.assign (outputs, false);
+  slots_.push_back (std::move (s));
+  return true;
+}
+
+bool DeviceTensors::start (dla::Engine &engine, const std::vector<TensorPlan> &plans, std::string *error)
+{
+  dla::AfterTask after;
+  if (!start (engine.cuda_device (), engine.num_slots (), plans, &after, error))
+    return false;
+  engine.set_after_task (std::move (after));
+  return true;
+}
+
+bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorPlan> &plans,
+                           dla::AfterTask *after, std::string *error)
+{
+  clear ();
+  auto ctx = std::make_shared<dla::PrimaryContext> ();
+  const dla::Status st = dla::PrimaryContext::Retain (cuda_device, ctx.get ());
+  if (!st.ok ()) {
+    *error = "raw tensors on the GPU: " + st.message;
+    return false;
+  }
+  context_ = ctx;
+  plans_ = plans;
+  dla::ScopedContext scope (ctx->handle ());
+  for (const TensorPlan &p : plans) {
+    bytes_.push_back (depad::dense_bytes (p.view, p.type));
+    pools_.push_back (
+        HostPool::Create (bytes_.back (), size_t (slots) + kTensorsHeldDownstream, pinned_allocator (ctx)));
+  }
+  for (int i = 0; i < slots; ++i)
+    if (!make_slot (plans.size (), error)) {
+      clear ();
+      return false;
+    }
+  jobs_.resize (plans.size ());
+  after->skip_host_copy.assign (plans.size (), true);
+  after->queue = [this] (int slot, const std::vector<const void *> &outputs, void *stream) {
+    return queue (slot, outputs, stream);
+  };
+  return true;
+}
+
+void DeviceTensors::clear ()
+{
+  if (context_) {
+    dla::ScopedContext scope (context_->handle ());
+    for (Slot &s : slots_)
+      for (size_t i = 0; i < s.host.size (); ++i)
+        if (s.pooled[i])
+          pools_[i]->release (s.host[i]); /* a dropped frame's */
+    slots_.clear ();
+  }
+  pools_.clear (); /* each freed with its last buffer back */
+  plans_.clear ();
+  bytes_.clear ();
+  jobs_.clear ();
+  context_.reset ();
+}
+
+/* On the engine's stream, its mutex held: a pooled buffer per output (a dropped frame's is used
+ * again), the kernel, the copies. */
+int DeviceTensors::queue (int slot, const std::vector<const void *> &outputs, void *stream)
+{
+  Slot &s = slots_[size_t (slot)];
+  for (size_t i = 0; i < plans_.size (); ++i) {
+    if (!s.pooled[i]) {
+      void *p = pools_[i]->acquire ();
+      s.pooled[i] = p != nullptr;
+      s.host[i] = p ? p : s.spare[i].data ();
+    }
+    jobs_[i] = depad::DeviceJob{plans_[i].view, outputs[i], s.dense[i].data (), plans_[i].int8_scale,
+                                plans_[i].type};
+  }
+  auto *strm = static_cast<cudaStream_t> (stream);
+  cudaError_t err = depad::depad_device (jobs_.data (), int (jobs_.size ()), strm);
+  for (size_t i = 0; err == cudaSuccess && i < plans_.size (); ++i)
+    err = cudaMemcpyAsync (s.host[i], s.dense[i].data (), bytes_[i], cudaMemcpyDeviceToHost, strm);
+  return err;
+}
+
+const void *DeviceTensors::values (int slot, size_t i) const
+{
+  if (slot < 0 || size_t (slot) >= slots_.size () || i >= plans_.size ())
+    return nullptr;
+  return slots_[size_t (slot)].host[i];
+}
+
+GstBuffer *DeviceTensors::take (int slot, size_t i, GstBufferPool *copy_pool)
+{
+  void *data = const_cast<void *> (values (slot, i));
+  if (!data)
+    return nullptr;
+  Slot &s = slots_[size_t (slot)];
+  s.host[i] = nullptr;
+  if (s.pooled[i]) {
+    s.pooled[i] = false;
+    GstBuffer *buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, pools_[i]->wrap (data));
+    return buf;
+  }
+  copies_.fetch_add (1, std::memory_order_relaxed);
+  GstBuffer *out = nullptr;
+  if (!copy_pool || gst_buffer_pool_acquire_buffer (copy_pool, &out, nullptr) != GST_FLOW_OK)
+    out = gst_buffer_new_allocate (nullptr, bytes_[i], nullptr);
+  if (out)
+    gst_buffer_fill (out, 0, data, bytes_[i]);
+  return out;
+}
+
+}  // namespace dlainfer

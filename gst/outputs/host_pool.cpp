@@ -1,0 +1,78 @@
+#include "gst/outputs/host_pool.h"
+
+namespace dlainfer {
+
+std::shared_ptr<HostPool> HostPool::Create (size_t size, size_t max_buffers, Allocator allocator)
+{
+  return std::shared_ptr<HostPool> (new HostPool (size, max_buffers, std::move (allocator)));
+}
+
+HostPool::HostPool (size_t size, size_t max_buffers, Allocator allocator)
+    : size_ (size), max_ (max_buffers), allocator_ (std::move (allocator))
+{
+  free_.reserve (max_);
+}
+
+HostPool::~HostPool ()
+{
+  for (void *p : free_)
+    allocator_.free (p);
+}
+
+void *HostPool::acquire ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (!free_.empty ()) {
+    void *p = free_.back ();
+    free_.pop_back ();
+    return p;
+  }
+  if (allocated_ >= max_)
+    return nullptr;
+  void *p = allocator_.alloc (size_);
+  allocated_ += p != nullptr;
+  return p;
+}
+
+void HostPool::release (void *data)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  free_.push_back (data); /* reserved: never allocates */
+}
+
+size_t HostPool::allocated () const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return allocated_;
+}
+
+size_t HostPool::free_count () const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return free_.size ();
+}
+
+namespace {
+
+/* What a wrapped memory keeps: its buffer and the pool, alive until the memory is freed. */
+struct Loan {
+  std::shared_ptr<HostPool> pool;
+  void *data;
+};
+
+void give_back (gpointer user_data)
+{
+  auto *loan = static_cast<Loan *> (user_data);
+  loan->pool->release (loan->data);
+  delete loan; /* may drop the last reference: the pool frees every buffer */
+}
+
+}  // namespace
+
+GstMemory *HostPool::wrap (void *data)
+{
+  auto *loan = new Loan{shared_from_this (), data};
+  return gst_memory_new_wrapped (GstMemoryFlags (0), data, size_, 0, size_, loan, give_back);
+}
+
+}  // namespace dlainfer
