@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gst/outputs/tensor_output.h"
+#include "tensor_cases.h"
 #include "thread_cpu.h"
 
 namespace {
@@ -40,25 +41,9 @@ double us_per_frame (dlainfer::TensorOutput &out, const std::vector<uint8_t> &da
   return rounds[4];
 }
 
-struct Case {
-  const char *what;
-  tensor::Layout layout;
-  tensor::ElemType type;
-  int64_t c, hw;
-  bool fp16;
-  int classes;
-};
-
 TEST (TensorDepad, HostCpuPerFrame)
 {
-  const Case cases[] = {
-      {"1000-class vector, fp16 chw16 -> FLOAT32", tensor::Layout::kChw16, tensor::ElemType::kFp16, 1000, 1,
-       false, 1000},
-      {"2048x7x7, fp16 chw16 -> FLOAT32", tensor::Layout::kChw16, tensor::ElemType::kFp16, 2048, 7, false, 0},
-      {"2048x7x7, fp16 chw16 -> FLOAT16", tensor::Layout::kChw16, tensor::ElemType::kFp16, 2048, 7, true, 0},
-      {"2048x7x7, int8 chw32 -> FLOAT32", tensor::Layout::kChw32, tensor::ElemType::kInt8, 2048, 7, false, 0},
-  };
-  for (const Case &k : cases) {
+  for (const bench::TensorCase &k : bench::tensor_cases ()) {
     const dla::TensorInfo info = output (k.layout, k.type, k.c, k.hw, k.hw);
     std::vector<uint8_t> data (size_t (info.view.size), 0x11);
     dlainfer::Settings s;
