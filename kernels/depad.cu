@@ -1,8 +1,8 @@
-#include "kernels/depad_device.h"
-
 #include <cuda_fp16.h>
 
 #include <algorithm>
+
+#include "kernels/depad_device.h"
 
 namespace depad {
 namespace {
@@ -42,7 +42,8 @@ __global__ void __launch_bounds__ (kThreads) depad_kernel (const __grid_constant
     if (j.type == Type::kFloat32) {
       static_cast<float *> (j.dst)[i] = value_of (src, v.type, j.int8_scale);
     } else if (v.type == tensor::ElemType::kFp16) {
-      static_cast<uint16_t *> (j.dst)[i] = *reinterpret_cast<const uint16_t *> (src); /* the bits as they are */
+      static_cast<uint16_t *> (j.dst)[i] =
+          *reinterpret_cast<const uint16_t *> (src); /* the bits as they are */
     } else {
       static_cast<__half *> (j.dst)[i] = __float2half_rn (value_of (src, v.type, j.int8_scale));
     }

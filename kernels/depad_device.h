@@ -12,7 +12,7 @@ namespace depad {
 
 /* One output to de-pad, both pointers device memory. */
 struct DeviceJob {
-  tensor::View view{}; /* the source as the DLA wrote it; c: the channels kept (class count) */
+  tensor::View view{};       /* the source as the DLA wrote it; c: the channels kept (class count) */
   const void *src = nullptr; /* view.size bytes */
   void *dst = nullptr;       /* dense_bytes (view, type) bytes */
   float int8_scale = 1.f;

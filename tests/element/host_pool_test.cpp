@@ -1,13 +1,13 @@
 /* The raw tensors' host buffers (gst/outputs/host_pool.h): bounded growth, buffers back when
  * downstream frees their memory, the pool alive until the last one is back. Plain memory here (the
  * element's is pinned CUDA memory). */
+#include "gst/outputs/host_pool.h"
+
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <set>
-
-#include "gst/outputs/host_pool.h"
 
 namespace {
 

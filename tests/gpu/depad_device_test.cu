@@ -57,7 +57,8 @@ std::vector<std::vector<uint8_t>> run_device (std::vector<depad::DeviceJob> jobs
   for (size_t i = 0; i < jobs.size (); ++i) {
     src.emplace_back (new DeviceMem<uint8_t> (tensors[i].size ()));
     dst.emplace_back (new DeviceMem<uint8_t> (depad::dense_bytes (jobs[i].view, jobs[i].type)));
-    EXPECT_EQ (cudaMemcpy (src[i]->p, tensors[i].data (), tensors[i].size (), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ (cudaMemcpy (src[i]->p, tensors[i].data (), tensors[i].size (), cudaMemcpyHostToDevice),
+               cudaSuccess);
     jobs[i].src = src[i]->p;
     jobs[i].dst = dst[i]->p;
   }
@@ -113,7 +114,7 @@ using tensor::ElemType;
 using tensor::Layout;
 INSTANTIATE_TEST_SUITE_P (
     Layouts, DepadDevice,
-    testing::Values (Case{Layout::kChw16, ElemType::kFp16, 1, 1008, 1, 1, 1000},  /* a class vector */
+    testing::Values (Case{Layout::kChw16, ElemType::kFp16, 1, 1008, 1, 1, 1000}, /* a class vector */
                      Case{Layout::kChw32, ElemType::kInt8, 1, 1024, 1, 1, 1000},
                      Case{Layout::kDlaLinear, ElemType::kFp16, 1, 1000, 1, 1, 0},
                      Case{Layout::kDlaLinear, ElemType::kInt8, 1, 1000, 1, 1, 0},
@@ -144,8 +145,9 @@ TEST (DepadDeviceJobs, ManyOutputsInOneCall)
   for (int i = 0; i < depad::kMaxDeviceJobs + 3; ++i) {
     depad::DeviceJob j;
     const bool int8 = i % 2;
-    ASSERT_TRUE (tensor::make_view (int8 ? Layout::kChw32 : Layout::kChw16, int8 ? ElemType::kInt8 : ElemType::kFp16,
-                                    1, 17 + 40 * i, 1 + i % 4, 3 + i, &j.view));
+    ASSERT_TRUE (tensor::make_view (int8 ? Layout::kChw32 : Layout::kChw16,
+                                    int8 ? ElemType::kInt8 : ElemType::kFp16, 1, 17 + 40 * i, 1 + i % 4,
+                                    3 + i, &j.view));
     j.int8_scale = 0.5f + i;
     j.type = i % 3 ? depad::Type::kFloat32 : depad::Type::kFloat16;
     tensors.push_back (padded_tensor (j.view, uint32_t (i)));
