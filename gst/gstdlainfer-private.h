@@ -117,5 +117,7 @@ GType gst_dla_infer_channel_order_get_type (void);
 GType gst_dla_infer_resize_mode_get_type (void);
 #define GST_TYPE_DLA_INFER_ACTIVATION (gst_dla_infer_activation_get_type ())
 GType gst_dla_infer_activation_get_type (void);
+#define GST_TYPE_DLA_INFER_INFERENCE_REGION (gst_dla_infer_inference_region_get_type ())
+GType gst_dla_infer_inference_region_get_type (void);
 #define GST_TYPE_DLA_INFER_TENSOR_TYPE (gst_dla_infer_tensor_type_get_type ())
 GType gst_dla_infer_tensor_type_get_type (void);

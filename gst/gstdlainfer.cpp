@@ -188,6 +188,7 @@ static void gst_dla_infer_class_init (GstDlaInferClass *klass)
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_RESIZE_MODE, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_ACTIVATION, GstPluginAPIFlags (0));
   gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_TENSOR_TYPE, GstPluginAPIFlags (0));
+  gst_type_mark_as_plugin_api (GST_TYPE_DLA_INFER_INFERENCE_REGION, GstPluginAPIFlags (0));
 }
 
 static void gst_dla_infer_init (GstDlaInfer *self)

@@ -2,8 +2,8 @@
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
  * labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale, output-scale, tensor-meta,
- * tensor-type) take effect at the next start and are refused above READY with a GST_WARNING and a
- * GST_ELEMENT_WARNING on the bus (not a g_warning: an application setting them late is not a
+ * tensor-type, inference-region) take effect at the next start and are refused above READY with a GST_WARNING
+ * and a GST_ELEMENT_WARNING on the bus (not a g_warning: an application setting them late is not a
  * programming error); the others are read at the start of every frame. `stats` and `model-info` are
  * read-only; `model-info` is notified once after start, `stats` at most once a second and at EOS. */
 #include <cmath>
@@ -12,6 +12,7 @@
 
 #include "dla/engine.h"
 #include "gst/gstdlainfer-private.h"
+#include "gst/objects/selection.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -43,6 +44,13 @@ enum {
   PROP_TENSOR_TYPE,
   PROP_DUMP_DIR,
   PROP_DUMP_COUNT,
+  PROP_INFERENCE_REGION,
+  PROP_OBJECT_CLASS,
+  PROP_RECLASSIFY_INTERVAL,
+  PROP_OBJECT_MIN_WIDTH,
+  PROP_OBJECT_MIN_HEIGHT,
+  PROP_MAX_OBJECTS,
+  PROP_ATTRIBUTE_NAME,
   PROP_STATS,
   PROP_MODEL_INFO,
 };
@@ -108,8 +116,62 @@ GParamSpec *triple_spec (const char *name, const char *nick, const char *blurb)
   return gst_param_spec_array (name, nick, blurb, nullptr, kPlayingFlags);
 }
 
+std::string string_or_empty (const GValue *value)
+{
+  const gchar *v = g_value_get_string (value);
+  return v ? v : "";
+}
+
 GParamSpec *stats_spec = nullptr;
 GParamSpec *model_info_spec = nullptr;
+
+/* Secondary classification (docs/objects.md): DL Streamer's names, nvinfer's minimum size. */
+void install_object_properties (GObjectClass *klass, const dlainfer::Settings &defaults)
+{
+  g_object_class_install_property (
+      klass, PROP_INFERENCE_REGION,
+      g_param_spec_enum ("inference-region", "Inference region",
+                         "What the model classifies: the whole frame, or each object a detector put on it "
+                         "(roi-list; a loadable with batch N takes N objects per DLA task)",
+                         GST_TYPE_DLA_INFER_INFERENCE_REGION, int (defaults.inference_region), kReadyFlags));
+  g_object_class_install_property (
+      klass, PROP_OBJECT_CLASS,
+      g_param_spec_string ("object-class", "Object class",
+                           "roi-list: the detections' type labels to classify, separated by commas, e.g. "
+                           "\"car,truck\" (unset: every type)",
+                           nullptr, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_RECLASSIFY_INTERVAL,
+      g_param_spec_uint ("reclassify-interval", "Reclassify interval",
+                         "roi-list: frames a tracked object carries its last result, marked carried with its "
+                         "age, before it is classified again (sooner when its box grows by 20 %; 0: every "
+                         "frame)",
+                         0, G_MAXINT, defaults.reclassify_interval, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_OBJECT_MIN_WIDTH,
+      g_param_spec_uint ("input-object-min-width", "Minimum object width",
+                         "roi-list: objects narrower than this (in frame pixels, after clipping) are skipped "
+                         "and counted",
+                         0, G_MAXINT, defaults.min_object_width, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_OBJECT_MIN_HEIGHT,
+      g_param_spec_uint ("input-object-min-height", "Minimum object height",
+                         "roi-list: objects shorter than this (in frame pixels, after clipping) are skipped "
+                         "and counted",
+                         0, G_MAXINT, defaults.min_object_height, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_MAX_OBJECTS,
+      g_param_spec_uint ("max-objects", "Maximum objects",
+                         "roi-list: most objects classified per frame, the largest first; the rest are "
+                         "counted in stats (0: 1024, the most a frame can have classified)",
+                         0, dlainfer::objects::kMaxObjectsPerFrame, defaults.max_objects, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_ATTRIBUTE_NAME,
+      g_param_spec_string ("attribute-name", "Attribute name",
+                           "roi-list: name of the parameter structure holding the result on each object's "
+                           "GstVideoRegionOfInterestMeta (unset: the element's name)",
+                           nullptr, kPlayingFlags));
+}
 
 }  // namespace
 
@@ -166,6 +228,24 @@ GType gst_dla_infer_activation_get_type (void)
   };
   if (g_once_init_enter (&type)) {
     const GType t = g_enum_register_static ("GstDlaInferActivation", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType gst_dla_infer_inference_region_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {int (dlainfer::InferenceRegion::kFullFrame), "The whole frame (objects on it are ignored)",
+       "full-frame"},
+      {int (dlainfer::InferenceRegion::kRoiList),
+       "Each object a detector put on the frame (GstAnalyticsODMtd or GstVideoRegionOfInterestMeta)",
+       "roi-list"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    const GType t = g_enum_register_static ("GstDlaInferInferenceRegion", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -328,6 +408,7 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_uint ("dump-count", "Dump count",
                          "Inferences still to write into dump-dir; setting it arms the dump (0: none)", 0,
                          G_MAXINT, 0, kPlayingFlags));
+  install_object_properties (klass, defaults);
   static_assert (dla::kTimingPeriod == 32, "the stats blurb names the timing period");
   g_object_class_install_property (
       klass, PROP_STATS,
@@ -445,6 +526,30 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       self->priv->tensors.dump ().set_dir (v ? v : "");
       break;
     }
+    case PROP_INFERENCE_REGION:
+      if (model_may_change (self, pspec, &refused))
+        s.inference_region = dlainfer::InferenceRegion (g_value_get_enum (value));
+      break;
+    case PROP_OBJECT_CLASS:
+      s.object_class = string_or_empty (value);
+      dlainfer::check (s, &bad);
+      break;
+    case PROP_RECLASSIFY_INTERVAL:
+      s.reclassify_interval = g_value_get_uint (value);
+      break;
+    case PROP_OBJECT_MIN_WIDTH:
+      s.min_object_width = g_value_get_uint (value);
+      break;
+    case PROP_OBJECT_MIN_HEIGHT:
+      s.min_object_height = g_value_get_uint (value);
+      break;
+    case PROP_MAX_OBJECTS:
+      s.max_objects = g_value_get_uint (value);
+      break;
+    case PROP_ATTRIBUTE_NAME:
+      s.attribute_name = string_or_empty (value);
+      dlainfer::check (s, &bad);
+      break;
     case PROP_DUMP_COUNT:
       self->priv->tensors.dump ().set_count (g_value_get_uint (value));
       break;
@@ -555,6 +660,27 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_MODEL_INFO:
       g_value_set_boxed (value, self->priv->model_info);
+      break;
+    case PROP_INFERENCE_REGION:
+      g_value_set_enum (value, int (s.inference_region));
+      break;
+    case PROP_OBJECT_CLASS:
+      g_value_set_string (value, s.object_class.empty () ? nullptr : s.object_class.c_str ());
+      break;
+    case PROP_RECLASSIFY_INTERVAL:
+      g_value_set_uint (value, s.reclassify_interval);
+      break;
+    case PROP_OBJECT_MIN_WIDTH:
+      g_value_set_uint (value, s.min_object_width);
+      break;
+    case PROP_OBJECT_MIN_HEIGHT:
+      g_value_set_uint (value, s.min_object_height);
+      break;
+    case PROP_MAX_OBJECTS:
+      g_value_set_uint (value, s.max_objects);
+      break;
+    case PROP_ATTRIBUTE_NAME:
+      g_value_set_string (value, s.attribute_name.empty () ? nullptr : s.attribute_name.c_str ());
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

@@ -88,6 +88,7 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
   req.input_scale = s.input_scale;
   req.output_scale = s.output_scale;
   req.tensors = s.tensor_meta;
+  req.objects = s.inference_region == InferenceRegion::kRoiList;
   classifier::Check failed = classifier::Check::kShape;
   const dla::Status st = classifier::plan (dla::host_descs (m->engine->inputs ()),
                                            dla::host_descs (m->engine->outputs ()), req, &m->plan, &failed);

@@ -1,7 +1,9 @@
 #include "gst/settings.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace dlainfer {
 
@@ -35,11 +37,72 @@ bool check_triple (const char *name, const std::vector<float> &v, bool positive,
   return ok;
 }
 
+std::string trimmed (const std::string &t)
+{
+  const size_t a = t.find_first_not_of (" \t"), b = t.find_last_not_of (" \t");
+  return a == std::string::npos ? std::string () : t.substr (a, b - a + 1);
+}
+
+bool check_object_class (const Settings &s, std::string *message)
+{
+  if (s.object_class.empty ())
+    return true;
+  for (const std::string &label : object_classes (s))
+    if (label.empty ()) {
+      *message = "Property 'object-class' is \"" + s.object_class +
+                 "\": it has an empty item; it takes the detections' type labels separated by commas, "
+                 "e.g. object-class=car,truck (unset: every type)";
+      return false;
+    }
+  return true;
+}
+
+/* GStreamer's rule for a structure name: a letter, then letters, digits and / - _ . : + */
+bool check_attribute_name (const Settings &s, std::string *message)
+{
+  const std::string &n = s.attribute_name;
+  bool ok = n.empty () || std::isalpha (static_cast<unsigned char> (n[0]));
+  for (char c : n)
+    ok = ok && (std::isalnum (static_cast<unsigned char> (c)) || std::strchr ("/-_.:+", c));
+  if (!ok)
+    *message = "Property 'attribute-name' is \"" + n +
+               "\": it names a GstStructure, so it takes a letter followed by letters, digits and / - _ . "
+               ": + (e.g. attribute-name=vehicle-type; unset: the element's name)";
+  return ok;
+}
+
+/* The objects' flow is not in the element yet (docs/architecture.md 8): refused, never ignored. */
+bool check_region (const Settings &s, std::string *message)
+{
+  if (s.inference_region == InferenceRegion::kFullFrame)
+    return true;
+  *message =
+      "inference-region=roi-list: classifying the objects on a frame is not wired into the element "
+      "yet (issue #22; docs/architecture.md section 8): use inference-region=full-frame";
+  return false;
+}
+
 }  // namespace
+
+std::vector<std::string> object_classes (const Settings &s)
+{
+  std::vector<std::string> out;
+  if (s.object_class.empty ())
+    return out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = s.object_class.find (',', start);
+    out.push_back (trimmed (s.object_class.substr (start, comma - start)));
+    if (comma == std::string::npos)
+      return out;
+    start = comma + 1;
+  }
+}
 
 bool check (const Settings &s, std::string *message)
 {
-  return check_triple ("mean", s.mean, false, message) && check_triple ("std", s.std, true, message);
+  return check_triple ("mean", s.mean, false, message) && check_triple ("std", s.std, true, message) &&
+         check_object_class (s, message) && check_attribute_name (s, message) && check_region (s, message);
 }
 
 preprocess::Params preprocess_params (const Settings &s)

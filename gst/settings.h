@@ -19,6 +19,10 @@ namespace dlainfer {
 
 struct ModelInfo;
 
+/* What the model classifies: the whole frame, or each object a detector put on it (DL Streamer's
+ * inference-region; docs/objects.md). */
+enum class InferenceRegion { kFullFrame, kRoiList };
+
 struct Settings {
   /* Model-changing: applied at start (NULL/READY only). */
   std::string model;
@@ -54,6 +58,15 @@ struct Settings {
   bool tensor_meta = false;
   bool tensor_fp16 = false;
 
+  /* Objects (secondary classification, docs/objects.md). inference-region is model-changing (a
+   * batched loadable runs only on objects); the others are read per frame. */
+  InferenceRegion inference_region = InferenceRegion::kFullFrame;
+  std::string object_class;         /* comma-separated detection types; empty: every type */
+  uint32_t reclassify_interval = 0; /* frames a tracked object carries its result (0: every frame) */
+  uint32_t min_object_width = 16, min_object_height = 16;
+  uint32_t max_objects = 0;   /* per frame, largest first; 0: objects::kMaxObjectsPerFrame */
+  std::string attribute_name; /* the ROI meta's parameter structure; empty: the element's name */
+
   /* The properties the user set (their names): a .modelinfo fills in only the others. */
   std::set<std::string> user_set;
   /* At start: the model's .modelinfo (null: none), and where each setting it may give came from
@@ -64,7 +77,8 @@ struct Settings {
   int device () const { return cuda_device_id < 0 ? 0 : cuda_device_id; }
 };
 
-/* The checks GObject's own range checks cannot make (mean and std: three values, std > 0). False
+/* The checks GObject's own range checks cannot make (mean and std: three values, std > 0;
+ * object-class: labels without empty items; attribute-name: a structure name). False
  * with a message naming the property, its value and what it takes. start() runs it before anything
  * else (the model file is opened after it). */
 bool check (const Settings &s, std::string *message);
@@ -72,6 +86,10 @@ bool check (const Settings &s, std::string *message);
 /* The preprocessing parameters these settings ask for; frame geometry (crop, pixel aspect) is the
  * caller's. */
 preprocess::Params preprocess_params (const Settings &s);
+
+/* object-class as its labels (trimmed), in order; empty items are kept as "" (check () refuses
+ * them). */
+std::vector<std::string> object_classes (const Settings &s);
 
 /* The post-processing parameters (activation, top-k, threshold). */
 postprocess::Params postprocess_params (const Settings &s);

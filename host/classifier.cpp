@@ -85,15 +85,18 @@ Status check_tensor_sizes (const std::vector<TensorDesc> &inputs, const std::vec
 
 namespace {
 
-/* Full-frame classification reads one picture into 3 channels. */
-Status check_full_frame (const Shape &shape)
+/* Full-frame classification reads one picture into 3 channels; objects fill a batch of them. */
+Status check_pictures (const Shape &shape, bool objects)
 {
-  if (shape.batch != 1)
+  if (shape.batch != 1 && !objects)
     return Status::Error (
         Code::kModel,
         "The model's input has batch " + std::to_string (shape.batch) +
-            "; full-frame classification uses batch 1 for now: rebuild the loadable with batch 1 (trtexec "
-            "--shapes=<input>:1x3xHxW, or an ONNX file with a batch of 1)");
+            "; full-frame classification runs one picture per task: set inference-region=roi-list to "
+            "classify the objects of each frame " +
+            std::to_string (shape.batch) +
+            " at a time, or rebuild the loadable with batch 1 (trtexec --shapes=<input>:1x3xHxW, or an ONNX "
+            "file with a batch of 1)");
   if (shape.channels != 3)
     return Status::Error (Code::kModel, "The model's input has " + std::to_string (shape.channels) +
                                             " channel(s); the preprocessing writes 3 (RGB or BGR): "
@@ -144,7 +147,7 @@ Status plan (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc
   *failed = Check::kShape;
   Status st = validate (inputs, outputs, &p.shape, req.tensors);
   if (st.ok ())
-    st = check_full_frame (p.shape);
+    st = check_pictures (p.shape, req.objects);
   if (!st.ok ())
     return st;
   const tensor::View &scores = outputs[0].view;

@@ -54,4 +54,11 @@ KernelLaunch launch_of (void (*kernel) (Args), const Args &args, dim3 grid, dim3
 Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                     const Roi *rois, int n_rois, KernelLaunch *out, std::string *error = nullptr);
 
+/* The launch that launch_objects () makes, not started: its bytes depend on the frame, the view,
+ * the parameters, the entry array's address and object_slots (n), never on the boxes (LaunchGraphs
+ * replays it while those repeat). */
+Status plan_objects_launch (const SourceView &src, const tensor::View &dst, const Params &p,
+                            const void *device_entries, int n, KernelLaunch *out,
+                            std::string *error = nullptr);
+
 }  // namespace preprocess

@@ -82,8 +82,26 @@ struct Args {
    * tests allow. */
   float norm_scale[3], norm_bias[3], pad[3];
   int slot_rows; /* horizontal-sum rows of shared memory (0: no separable pass in this launch) */
+  /* Objects launches: block z draws entry z from this device array (plan unused); else null. */
+  const detail::ObjectEntry *objects;
   detail::Plan plan;
 };
+
+/* What one block works on: its ROI, the tensor it writes (null: a blank object entry, nothing to
+ * do) and whether its centres take the 32-bit path. */
+struct BlockRoi {
+  detail::RoiPlan r;
+  uint8_t *dst;
+  bool narrow;
+};
+
+__device__ __forceinline__ BlockRoi block_roi (const Args &a)
+{
+  if (!a.objects)
+    return BlockRoi{a.plan.rois[blockIdx.z], a.dst_ptr, a.narrow};
+  const detail::ObjectEntry &e = a.objects[blockIdx.z];
+  return BlockRoi{e.plan, e.dst, a.narrow && e.narrow != 0};
+}
 
 /* The filter of one output sample along one axis: centre cint + cfrac (kept apart so the distance to
  * a tap is exact in float), taps [first, last], weights 1 - |x + 0.5 - c| / support over their sum.
@@ -487,15 +505,15 @@ __device__ __forceinline__ uint32_t encode (float value)
 
 /* The whole vector of output (ox, oy) of batch slot `batch`: channels e, zero pads. */
 template <tensor::Layout L, tensor::ElemType T>
-__device__ __forceinline__ void store (const Args &a, int batch, int ox, int oy, const uint32_t e[3])
+__device__ __forceinline__ void store (const Args &a, uint8_t *tensor, int batch, int ox, int oy,
+                                       const uint32_t e[3])
 {
   constexpr int es = T == tensor::ElemType::kFp16 ? 2 : 1;
   constexpr int lanes = L == tensor::Layout::kChw16     ? 16
                         : L == tensor::Layout::kChw32   ? 32
                         : L == tensor::Layout::kDlaHwc4 ? 4
                                                         : 1;
-  uint8_t *base =
-      a.dst_ptr + batch * a.dst.batch_stride + oy * a.dst.row_stride + int64_t (ox) * (lanes * es);
+  uint8_t *base = tensor + batch * a.dst.batch_stride + oy * a.dst.row_stride + int64_t (ox) * (lanes * es);
   if (L == tensor::Layout::kDlaLinear) {
     for (int c = 0; c < 3; ++c) {
       uint8_t *p = base + c * a.dst.plane_stride;
@@ -542,9 +560,9 @@ __device__ __forceinline__ void block_sync ()
 /* Output (ox, oy): letterbox pad or sample (vx, vy, rgb), then normalise, encode and store the
  * whole vector (zeros in the row tail). */
 template <tensor::Layout L, tensor::ElemType T, typename Sample>
-__device__ __forceinline__ void write_output (const Args &a, const detail::RoiPlan &r, int ox, int oy,
-                                              Sample sample)
+__device__ __forceinline__ void write_output (const Args &a, const BlockRoi &b, int ox, int oy, Sample sample)
 {
+  const detail::RoiPlan &r = b.r;
   if (ox >= a.vectors_per_row || oy >= a.dst_h)
     return;
   uint32_t e[3] = {0u, 0u, 0u};
@@ -565,16 +583,17 @@ __device__ __forceinline__ void write_output (const Args &a, const detail::RoiPl
     for (int c = 0; c < 3; ++c)
       e[c] = encode<T> (fmaf (rgb[c], a.norm_scale[c], a.norm_bias[c]));
   }
-  store<L, T> (a, r.batch, ox, oy, e);
+  store<L, T> (a, b.dst, r.batch, ox, oy, e);
 }
 
 /* Phase 1 of both kernels: the sample centres of the tile's columns and rows. Warp k makes kind k
  * (luma x, chroma x, luma y, chroma y), one per lane, so the four run side by side through one copy
  * of the code; emit (kind, lane, in, centre, axis, chroma) stores what the kernel needs of it. */
 template <typename Emit>
-__device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPlan &r, int ox0, int oy0,
-                                              int th, Emit emit)
+__device__ __forceinline__ void tile_centres (const Args &a, const BlockRoi &b, int ox0, int oy0, int th,
+                                              Emit emit)
 {
+  const detail::RoiPlan &r = b.r;
   const bool yuv = a.source != Source::kPacked;
   each_thread ([&] (int t) {
     const int kind = t / kTileW, lane = t % kTileW;
@@ -587,7 +606,7 @@ __device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPl
     Centre c{};
     if (in) {
       const bool cosited = vertical ? a.cosited_v : a.cosited_h;
-      c = a.narrow ? axis_centre<int> (ax, v, chroma, cosited)
+      c = b.narrow ? axis_centre<int> (ax, v, chroma, cosited)
                    : axis_centre<int64_t> (ax, v, chroma, cosited);
     }
     emit (kind, lane, in, c, ax, chroma);
@@ -596,14 +615,14 @@ __device__ __forceinline__ void tile_centres (const Args &a, const detail::RoiPl
 
 /* Phase 3 of both kernels: one output per thread, sampled by sample (tile column, tile row, rgb). */
 template <tensor::Layout L, tensor::ElemType T, typename Sample>
-__device__ __forceinline__ void tile_outputs (const Args &a, const detail::RoiPlan &r, int ox0, int oy0,
-                                              int th, Sample sample)
+__device__ __forceinline__ void tile_outputs (const Args &a, const BlockRoi &b, int ox0, int oy0, int th,
+                                              Sample sample)
 {
   each_thread ([&] (int t) {
     if (t >= kTileW * th)
       return;
     const int col = t % kTileW, j = t / kTileW;
-    write_output<L, T> (a, r, ox0 + col, oy0 + j, [&] (int, int, float rgb[3]) { sample (col, j, rgb); });
+    write_output<L, T> (a, b, ox0 + col, oy0 + j, [&] (int, int, float rgb[3]) { sample (col, j, rgb); });
   });
 }
 
@@ -615,16 +634,18 @@ struct PairTable {
 template <tensor::Layout L, tensor::ElemType T>
 __device__ void bilinear_block (const Args &a, PairTable &p)
 {
-  const detail::RoiPlan r = a.plan.rois[blockIdx.z]; /* a copy: loaded once, before the barrier */
+  const BlockRoi b = block_roi (a); /* a copy: loaded once, before the barrier */
+  if (!b.dst)
+    return;                     /* a blank object entry: the whole block leaves */
   constexpr int th = kMaxTileH; /* launch () gives bilinear launches tiles of kMaxTileH rows */
   const int ox0 = int (blockIdx.x) * kTileW, oy0 = int (blockIdx.y) * th;
-  tile_centres (a, r, ox0, oy0, th,
+  tile_centres (a, b, ox0, oy0, th,
                 [&] (int kind, int lane, bool in, const Centre &c, const detail::AxisPlan &, bool) {
                   Pair *row = kind == 0 ? p.lx : kind == 1 ? p.cx : kind == 2 ? p.ly : p.cy;
                   row[lane] = in ? bilinear_pair (c) : Pair{};
                 });
   block_sync ();
-  tile_outputs<L, T> (a, r, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
+  tile_outputs<L, T> (a, b, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
     sample_bilinear (a, p.lx[col], p.ly[j], p.cx[col], p.cy[j], rgb);
   });
 }
@@ -633,14 +654,17 @@ __device__ void bilinear_block (const Args &a, PairTable &p)
 template <tensor::Layout L, tensor::ElemType T>
 __device__ void filter_block (const Args &a, Shared &s)
 {
-  const detail::RoiPlan &r = a.plan.rois[blockIdx.z];
+  const BlockRoi b = block_roi (a);
+  if (!b.dst)
+    return; /* a blank object entry: the whole block leaves */
+  const detail::RoiPlan &r = b.r;
   const int th = a.tile_h;
   const int ox0 = int (blockIdx.x) * kTileW, oy0 = int (blockIdx.y) * th;
   const bool yuv = a.source != Source::kPacked;
   const int nthreads = int (blockDim.x * blockDim.y);
 
   /* 1. Taps of the tile's columns and rows. */
-  tile_centres (a, r, ox0, oy0, th,
+  tile_centres (a, b, ox0, oy0, th,
                 [&] (int kind, int lane, bool in, const Centre &c, const detail::AxisPlan &ax, bool chroma) {
                   Taps *row = kind == 0 ? s.lx : kind == 1 ? s.cx : kind == 2 ? s.ly : s.cy;
                   const float scale = float (ax.len) / float ((chroma ? 2 : 1) * ax.size);
@@ -697,7 +721,7 @@ __device__ void filter_block (const Args &a, Shared &s)
   }
 
   /* 3. One output per thread: vertical pass (or direct sampling), colour, encode, store. */
-  tile_outputs<L, T> (a, r, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
+  tile_outputs<L, T> (a, b, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
     if (!separable) {
       sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
       return;
@@ -802,14 +826,9 @@ void with_kind (const tensor::View &dst, F &&f)
   }
 }
 
-/* A launch's arguments (into `a`, value-initialised by the caller), grid and shared memory. */
-Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-                const Roi *rois, int n_rois, Args &a, dim3 *grid, dim3 *block, size_t *smem,
-                std::string *error)
+/* What every launch's arguments hold but the ROIs: source, colour, tensor, normalisation. */
+void fill_common (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p, Args &a)
 {
-  const Status s = detail::make_plan (src, dst, dst_ptr, p, rois, n_rois, &a.plan, error);
-  if (s != Status::kOk)
-    return s;
   for (int i = 0; i < 3; ++i) {
     a.planes[i] = static_cast<const uint8_t *> (src.planes[i]);
     a.pitches[i] = src.pitches[i];
@@ -832,13 +851,8 @@ Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, c
   a.antialias = p.antialias;
   a.swap_rb = p.order != ChannelOrder::kRGB;
   a.narrow = true;
-  for (int i = 0; i < a.plan.n_rois; ++i)
-    for (const detail::AxisPlan *ax : {&a.plan.rois[i].x, &a.plan.rois[i].y}) {
-      const int64_t size = ax->size, num = (2 * size + 1) * ax->len + 2 * int64_t (ax->origin) * size + size;
-      a.narrow = a.narrow && num < (int64_t (1) << 30) && 4 * size < (int64_t (1) << 30);
-    }
 #ifdef PREPROCESS_EMULATE
-  a.narrow = a.narrow && !emulate_wide_centres;
+  a.narrow = !emulate_wide_centres;
 #endif
   for (int c = 0; c < 3; ++c) {
     const double q = dst.type == tensor::ElemType::kInt8 ? p.int8_scale : 1.0;
@@ -846,6 +860,39 @@ Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, c
     a.norm_bias[c] = float (-double (p.mean[c]) / (p.std[c] * q));
     a.pad[c] = float (p.pad_rgb[c]);
   }
+}
+
+/* Antialias tiles: 4 rows while the grid is a few waves of the GPU (the time is one block's
+ * latency: more, smaller blocks), 8 once it is many (the time is throughput: taller tiles re-read
+ * fewer rows where their supports overlap), as with many ROIs, or one frame on Orin's 16 SMs. */
+bool many_tiles (const Args &a, int rois)
+{
+  const int tiles_x = (a.vectors_per_row + kTileW - 1) / kTileW;
+  return int64_t (tiles_x) * ((a.dst_h + 3) / 4) * rois > 4 * int64_t (sm_count ());
+}
+
+/* Block, grid and shared memory once tile_h and slot_rows are set. A grid of few waves waits on its
+ * slowest block's serial row sums: tiles of 4 rows share them among twice the threads. Many waves
+ * keep every SM busy already. */
+void finish_geometry (const Args &a, bool wide, int rois, dim3 *grid, dim3 *block, size_t *smem)
+{
+  const int tiles_x = (a.vectors_per_row + kTileW - 1) / kTileW;
+  *smem = wide ? offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float) : 0;
+  *block = dim3 (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);
+  *grid = dim3 (unsigned (tiles_x), unsigned ((a.dst_h + a.tile_h - 1) / a.tile_h), unsigned (rois));
+}
+
+/* A launch's arguments (into `a`, value-initialised by the caller), grid and shared memory. */
+Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+                const Roi *rois, int n_rois, Args &a, dim3 *grid, dim3 *block, size_t *smem,
+                std::string *error)
+{
+  const Status s = detail::make_plan (src, dst, dst_ptr, p, rois, n_rois, &a.plan, error);
+  if (s != Status::kOk)
+    return s;
+  fill_common (src, dst, dst_ptr, p, a);
+  for (int i = 0; i < a.plan.n_rois; ++i)
+    a.narrow = a.narrow && detail::narrow_centres (a.plan.rois[i]);
 
   /* Antialias with a downscale on some axis: shared memory for the separable pass. Otherwise tiles
    * of 8 rows and only the taps in shared memory. */
@@ -871,33 +918,42 @@ Status prepare (const SourceView &src, const tensor::View &dst, void *dst_ptr, c
     }
     return rows;
   };
-  /* Antialias tiles: 4 rows while the grid is a few waves of the GPU (the time is one block's
-   * latency: more, smaller blocks), 8 once it is many (the time is throughput: taller tiles re-read
-   * fewer rows where their supports overlap), as with many ROIs, or one frame on Orin's 16 SMs. */
-  const int tiles_x = (a.vectors_per_row + kTileW - 1) / kTileW;
-  const bool many = wide && int64_t (tiles_x) * ((dst.h + 3) / 4) * a.plan.n_rois > 4 * int64_t (sm_count ());
+  const bool many = wide && many_tiles (a, a.plan.n_rois);
   a.tile_h = !wide ? kMaxTileH : many && slot_rows_for (8) <= kSlotRows ? 8 : 4;
   a.slot_rows = wide ? std::min (kSlotRows, slot_rows_for (a.tile_h)) : 0;
-  *smem = wide ? offsetof (Shared, h) + size_t (a.slot_rows) * kTileW * sizeof (float) : 0;
-  /* A grid of few waves waits on its slowest block's serial row sums: tiles of 4 rows share them
-   * among twice the threads. Many waves keep every SM busy already. */
-  *block = dim3 (kTileW, (wide && a.tile_h == 4 ? kWideThreads : kThreads) / kTileW);
-  *grid = dim3 (unsigned (tiles_x), unsigned ((dst.h + a.tile_h - 1) / a.tile_h), unsigned (a.plan.n_rois));
+  finish_geometry (a, wide, a.plan.n_rois, grid, block, smem);
+  return Status::kOk;
+}
+
+/* An objects launch's arguments: nothing of the boxes (they are in the device array), so the
+ * arguments repeat from frame to frame. With antialias every launch takes the filtering kernel with
+ * the most shared memory (a crop may downscale by any factor; an upscaling one samples directly,
+ * as the reference does); tiles too tall for it fall back to direct sampling. */
+Status prepare_objects (const SourceView &src, const tensor::View &dst, const Params &p, const void *entries,
+                        int n, Args &a, dim3 *grid, dim3 *block, size_t *smem, std::string *error)
+{
+  if (n < 1 || n > kMaxObjects || !entries) {
+    if (error)
+      *error = "objects launch: " + std::to_string (n) + " objects (1.." + std::to_string (kMaxObjects) +
+               ") at " + (entries ? "an entry array" : "a null entry array");
+    return Status::kInvalidArgument;
+  }
+  fill_common (src, dst, nullptr, p, a);
+  a.objects = static_cast<const detail::ObjectEntry *> (entries);
+  const int slots = object_slots (n);
+  const bool wide = p.antialias;
+  a.tile_h = !wide ? kMaxTileH : many_tiles (a, slots) ? 8 : 4;
+  a.slot_rows = wide ? kSlotRows : 0;
+  finish_geometry (a, wide, slots, grid, block, smem);
   return Status::kOk;
 }
 
 }  // namespace
 
 #ifdef PREPROCESS_EMULATE
-Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-               const Roi *rois, int n_rois, void *, std::string *error)
+namespace {
+void emulate (const Args &a, const tensor::View &dst, dim3 grid, dim3 block, size_t smem)
 {
-  Args a{};
-  dim3 grid, block;
-  size_t smem = 0;
-  const Status s = prepare (src, dst, dst_ptr, p, rois, n_rois, a, &grid, &block, &smem, error);
-  if (s != Status::kOk)
-    return s;
   struct alignas (16) Chunk {
     unsigned char bytes[16];
   };
@@ -911,21 +967,37 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
     else
       emulate_blocks (grid, block, [&] { filter_block<L, T> (a, *static_cast<Shared *> (shared)); });
   });
-  return Status::kOk;
+}
+}  // namespace
+
+Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+               const Roi *rois, int n_rois, void *, std::string *error)
+{
+  Args a{};
+  dim3 grid, block;
+  size_t smem = 0;
+  const Status s = prepare (src, dst, dst_ptr, p, rois, n_rois, a, &grid, &block, &smem, error);
+  if (s == Status::kOk)
+    emulate (a, dst, grid, block, smem);
+  return s;
+}
+
+Status launch_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                       const void *device_entries, int n, void *, std::string *error)
+{
+  Args a{};
+  dim3 grid, block;
+  size_t smem = 0;
+  const Status s = prepare_objects (src, dst, p, device_entries, n, a, &grid, &block, &smem, error);
+  if (s == Status::kOk)
+    emulate (a, dst, grid, block, smem);
+  return s;
 }
 #else
-Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-                    const Roi *rois, int n_rois, KernelLaunch *out, std::string *error)
+namespace {
+/* The kernel of a launch whose arguments are prepared: bilinear or filtering, by layout and type. */
+void set_function (const tensor::View &dst, const Args &a, KernelLaunch *out)
 {
-  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch) &&
-                 offsetof (KernelLaunch, param) % alignof (Args) == 0);
-  /* Zero bytes first, padding included: equal launches compare equal byte for byte (LaunchGraphs). */
-  std::memset (static_cast<void *> (out), 0, sizeof *out);
-  Args &a = *new (out->param) Args{};
-  const Status s =
-      prepare (src, dst, dst_ptr, p, rois, n_rois, a, &out->grid, &out->block, &out->shared_bytes, error);
-  if (s != Status::kOk)
-    return s;
   out->param_bytes = sizeof (Args);
   with_kind (dst, [&] (auto kind) {
     constexpr tensor::Layout L = decltype (kind)::layout;
@@ -933,16 +1005,19 @@ Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_pt
     out->function = a.slot_rows == 0 ? reinterpret_cast<const void *> (bilinear_kernel<L, T>)
                                      : reinterpret_cast<const void *> (filter_kernel<L, T>);
   });
-  return Status::kOk;
 }
 
-Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
-               const Roi *rois, int n_rois, void *stream, std::string *error)
+/* Zero bytes first, padding included: equal launches compare equal byte for byte (LaunchGraphs). */
+Args &blank_args (KernelLaunch *out)
 {
-  KernelLaunch k;
-  const Status s = plan_launch (src, dst, dst_ptr, p, rois, n_rois, &k, error);
-  if (s != Status::kOk)
-    return s;
+  static_assert (sizeof (Args) <= sizeof (out->param) && alignof (Args) <= alignof (KernelLaunch) &&
+                 offsetof (KernelLaunch, param) % alignof (Args) == 0);
+  std::memset (static_cast<void *> (out), 0, sizeof *out);
+  return *new (out->param) Args{};
+}
+
+Status started (const KernelLaunch &k, void *stream, std::string *error)
+{
   const cudaError_t e = start (k, static_cast<cudaStream_t> (stream));
   if (e == cudaSuccess)
     return Status::kOk;
@@ -950,6 +1025,45 @@ Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, co
     *error =
         std::string ("preprocess kernel launch: ") + cudaGetErrorName (e) + ": " + cudaGetErrorString (e);
   return Status::kCudaError;
+}
+}  // namespace
+
+Status plan_launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+                    const Roi *rois, int n_rois, KernelLaunch *out, std::string *error)
+{
+  Args &a = blank_args (out);
+  const Status s =
+      prepare (src, dst, dst_ptr, p, rois, n_rois, a, &out->grid, &out->block, &out->shared_bytes, error);
+  if (s == Status::kOk)
+    set_function (dst, a, out);
+  return s;
+}
+
+Status plan_objects_launch (const SourceView &src, const tensor::View &dst, const Params &p,
+                            const void *device_entries, int n, KernelLaunch *out, std::string *error)
+{
+  Args &a = blank_args (out);
+  const Status s =
+      prepare_objects (src, dst, p, device_entries, n, a, &out->grid, &out->block, &out->shared_bytes, error);
+  if (s == Status::kOk)
+    set_function (dst, a, out);
+  return s;
+}
+
+Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
+               const Roi *rois, int n_rois, void *stream, std::string *error)
+{
+  KernelLaunch k;
+  const Status s = plan_launch (src, dst, dst_ptr, p, rois, n_rois, &k, error);
+  return s == Status::kOk ? started (k, stream, error) : s;
+}
+
+Status launch_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                       const void *device_entries, int n, void *stream, std::string *error)
+{
+  KernelLaunch k;
+  const Status s = plan_objects_launch (src, dst, p, device_entries, n, &k, error);
+  return s == Status::kOk ? started (k, stream, error) : s;
 }
 #endif
 

@@ -94,6 +94,27 @@ struct Roi {
 /* The most ROIs one launch takes (they travel as kernel parameters). */
 constexpr int kMaxRois = 64;
 
+/* Objects (secondary classification): any number of crops of one frame, each into batch item
+ * `batch_index` of its own tensor (all tensors with one view), in ONE launch. The crops travel in
+ * a device array the caller owns (a task slot's), filled from plan_objects' host entries, not as
+ * kernel parameters: the launch's parameters depend on the frame, the view, the parameters and
+ * object_slots (n) only, so it is replayed from a CUDA graph whatever the boxes. Same conventions
+ * as launch () with the crop as a ROI. */
+struct ObjectRoi {
+  Rect crop;
+  void *dst_ptr;
+  int batch_index;
+};
+
+/* The most objects one launch takes (the element's per-frame cap; bounds the entry array). */
+constexpr int kMaxObjects = 1024;
+
+/* Entries a launch of n objects reads: the next power of two (blanks after the n objects), so a
+ * count repeats its launch. */
+int object_slots (int n);
+/* Bytes of one entry: the array holds object_slots (n) of them (kMaxObjects at most). */
+size_t object_entry_bytes ();
+
 enum class Status { kOk, kInvalidArgument, kUnsupported, kCudaError };
 
 const char *status_name (Status s);
@@ -103,6 +124,16 @@ const char *status_name (Status s);
  * One kernel launch; argument errors return before it, with the reason in *error. */
 Status launch (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                const Roi *rois, int n_rois, void *stream, std::string *error = nullptr);
+
+/* Fills `host_entries` (object_slots (n) x object_entry_bytes ()) for n objects, checking each as
+ * launch () would; nothing is launched. */
+Status plan_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                     const ObjectRoi *objects, int n, void *host_entries, std::string *error = nullptr);
+
+/* One launch over the n objects whose entries (plan_objects') are at `device_entries` by the time
+ * the launch runs on `stream` (copied there on the same stream). */
+Status launch_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                       const void *device_entries, int n, void *stream, std::string *error = nullptr);
 
 /* The same on host memory; `stream` is ignored. */
 Status reference (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,

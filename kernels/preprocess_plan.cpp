@@ -271,6 +271,36 @@ void fit_axes (ResizeMode mode, float crop_fraction, int64_t disp_w, int64_t dis
   *y = AxisFit{int (ry), 0};
 }
 
+namespace {
+
+/* One crop's geometry into batch item `batch` (ROI `i` in messages); the source, tensor and
+ * parameters are checked already. */
+Status plan_roi (const SourceView &src, const tensor::View &dst, const Params &p, int i, const Rect &crop,
+                 int batch, RoiPlan *r, std::string *error)
+{
+  if (batch < 0 || batch >= dst.n)
+    return fail (error, Status::kInvalidArgument, "ROI %d names batch slot %d of a tensor of batch %lld", i,
+                 batch, (long long)dst.n);
+  r->batch = batch;
+  const Status s = resolve_crop (crop, src.width, src.height, i, &r->x, &r->y, error);
+  if (s != Status::kOk)
+    return s;
+  const bool par = p.mode != ResizeMode::kStretch;
+  AxisFit fx, fy;
+  fit_axes (p.mode, p.crop_fraction, int64_t (r->x.len) * (par ? p.par_n : 1),
+            int64_t (r->y.len) * (par ? p.par_d : 1), int (dst.w), int (dst.h), &fx, &fy);
+  if (fx.size > kMaxDim * 16 || fy.size > kMaxDim * 16)
+    return fail (error, Status::kInvalidArgument, "ROI %d resizes to %dx%d before its center crop: too large",
+                 i, fx.size, fy.size);
+  r->x.size = fx.size;
+  r->x.off = fx.off;
+  r->y.size = fy.size;
+  r->y.off = fy.off;
+  return Status::kOk;
+}
+
+}  // namespace
+
 Status make_plan (const SourceView &src, const tensor::View &dst, const void *dst_ptr, const Params &p,
                   const Roi *rois, int n_rois, Plan *out, std::string *error)
 {
@@ -294,31 +324,73 @@ Status make_plan (const SourceView &src, const tensor::View &dst, const void *ds
   for (int i = 0; i < count; ++i) {
     const Rect crop = n_rois ? rois[i].crop : p.crop;
     const int batch = n_rois ? rois[i].batch_index : 0;
-    if (batch < 0 || batch >= dst.n)
-      return fail (error, Status::kInvalidArgument, "ROI %d names batch slot %d of a tensor of batch %lld", i,
-                   batch, (long long)dst.n);
     for (int j = 0; j < i; ++j)
       if (out->rois[j].batch == batch)
         return fail (error, Status::kInvalidArgument, "ROIs %d and %d both write batch slot %d", j, i, batch);
-    RoiPlan &r = out->rois[i];
-    r.batch = batch;
-    s = resolve_crop (crop, src.width, src.height, i, &r.x, &r.y, error);
+    s = plan_roi (src, dst, p, i, crop, batch, &out->rois[i], error);
     if (s != Status::kOk)
       return s;
-    const bool par = p.mode != ResizeMode::kStretch;
-    AxisFit fx, fy;
-    fit_axes (p.mode, p.crop_fraction, int64_t (r.x.len) * (par ? p.par_n : 1),
-              int64_t (r.y.len) * (par ? p.par_d : 1), int (dst.w), int (dst.h), &fx, &fy);
-    if (fx.size > kMaxDim * 16 || fy.size > kMaxDim * 16)
-      return fail (error, Status::kInvalidArgument,
-                   "ROI %d resizes to %dx%d before its center crop: too large", i, fx.size, fy.size);
-    r.x.size = fx.size;
-    r.x.off = fx.off;
-    r.y.size = fy.size;
-    r.y.off = fy.off;
   }
   return Status::kOk;
 }
 
+bool narrow_centres (const RoiPlan &r)
+{
+  bool narrow = true;
+  for (const AxisPlan *ax : {&r.x, &r.y}) {
+    const int64_t size = ax->size, num = (2 * size + 1) * ax->len + 2 * int64_t (ax->origin) * size + size;
+    narrow = narrow && num < (int64_t (1) << 30) && 4 * size < (int64_t (1) << 30);
+  }
+  return narrow;
+}
+
+Status plan_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                     const ObjectRoi *objects, int n, ObjectEntry *entries, std::string *error)
+{
+  Status s = check_source (src, error);
+  if (s == Status::kOk)
+    s = check_params (p, dst.type, error);
+  if (s != Status::kOk)
+    return s;
+  if (n < 1 || n > kMaxObjects)
+    return fail (error, Status::kInvalidArgument, "%d objects: one launch takes 1..%d", n, kMaxObjects);
+  if (!objects || !entries)
+    return fail (error, Status::kInvalidArgument, "%d objects but the object or entry array is null", n);
+  for (int i = 0; i < n; ++i) {
+    ObjectEntry &e = entries[i];
+    s = check_tensor (dst, objects[i].dst_ptr, error);
+    if (s == Status::kOk)
+      s = plan_roi (src, dst, p, i, objects[i].crop, objects[i].batch_index, &e.plan, error);
+    if (s != Status::kOk)
+      return s;
+    e.dst = static_cast<uint8_t *> (objects[i].dst_ptr);
+    e.narrow = narrow_centres (e.plan) ? 1 : 0;
+  }
+  for (int i = n; i < object_slots (n); ++i)
+    entries[i] = ObjectEntry{}; /* blanks: dst null */
+  return Status::kOk;
+}
+
 }  // namespace detail
+
+int object_slots (int n)
+{
+  int slots = 1;
+  while (slots < n)
+    slots *= 2;
+  return slots;
+}
+
+size_t object_entry_bytes ()
+{
+  return sizeof (detail::ObjectEntry);
+}
+
+Status plan_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                     const ObjectRoi *objects, int n, void *host_entries, std::string *error)
+{
+  return detail::plan_objects (src, dst, p, objects, n, static_cast<detail::ObjectEntry *> (host_entries),
+                               error);
+}
+
 }  // namespace preprocess

@@ -28,6 +28,24 @@ struct Plan {
   RoiPlan rois[kMaxRois];
 };
 
+/* One object of an objects launch as the kernel reads it from device memory (plan_objects): its
+ * geometry, the tensor it writes (null: a blank entry, skipped) and whether its centres fit the
+ * 32-bit arithmetic. */
+struct ObjectEntry {
+  RoiPlan plan;
+  uint8_t *dst;
+  int narrow;
+};
+
+/* Whether a ROI's centre rationals fit 30 bits (the kernel's 32-bit path). */
+bool narrow_centres (const RoiPlan &r);
+
+/* Checks the arguments as make_plan does (each object's crop, batch item and tensor pointer) and
+ * writes object_slots (n) entries: the n objects, then blanks. Two objects naming the same batch
+ * item of the same tensor are not detected (the caller's plan gives each its own). */
+Status plan_objects (const SourceView &src, const tensor::View &dst, const Params &p,
+                     const ObjectRoi *objects, int n, ObjectEntry *entries, std::string *error);
+
 /* Checks every argument (the same checks for host and device memory) and computes the geometry.
  * On failure returns the status with the reason in *error (when given) and leaves *out partial. */
 Status make_plan (const SourceView &src, const tensor::View &dst, const void *dst_ptr, const Params &p,

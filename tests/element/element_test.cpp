@@ -469,6 +469,27 @@ TEST (ElementFailure, BadMeanStdAtStart)
   }
 }
 
+/* The object settings fail start naming the property and the fix; roi-list is refused until the
+ * objects' flow is in the element (docs/architecture.md 8), never ignored. */
+TEST (ElementFailure, BadObjectSettingsAtStart)
+{
+  {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin object-class=\"car, ,bus\""));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "Property 'object-class' is \"car, ,bus\": it has an empty item");
+  }
+  {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin attribute-name=\"a b\""));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "Property 'attribute-name' is \"a b\": it names a GstStructure");
+  }
+  {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin inference-region=roi-list"));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "inference-region=roi-list: classifying the objects on a frame is not wired");
+  }
+}
+
 /* The debug text of an error names the code that failed, not the helper that posts it. */
 TEST (ElementFailure, ErrorDebugNamesTheCaller)
 {

@@ -132,6 +132,13 @@ const PropCase kProps[] = {
     {"tensor-type", G_TYPE_NONE, "float32", true, nullptr, nullptr},
     {"dump-dir", G_TYPE_STRING, "<null>", false, nullptr, nullptr},
     {"dump-count", G_TYPE_UINT, "0", false, "0", "2147483647"},
+    {"inference-region", G_TYPE_NONE, "full-frame", true, nullptr, nullptr},
+    {"object-class", G_TYPE_STRING, "<null>", false, nullptr, nullptr},
+    {"reclassify-interval", G_TYPE_UINT, "0", false, "0", "2147483647"},
+    {"input-object-min-width", G_TYPE_UINT, "16", false, "0", "2147483647"},
+    {"input-object-min-height", G_TYPE_UINT, "16", false, "0", "2147483647"},
+    {"max-objects", G_TYPE_UINT, "0", false, "0", "1024"},
+    {"attribute-name", G_TYPE_STRING, "<null>", false, nullptr, nullptr},
 };
 
 std::string min_str (GParamSpec *p)
@@ -230,6 +237,7 @@ TEST (Properties, Enums)
              (std::vector<std::string>{"stretch", "letterbox", "center-crop"}));
   EXPECT_EQ (enum_nicks (e, "activation"), (std::vector<std::string>{"softmax", "sigmoid", "none"}));
   EXPECT_EQ (enum_nicks (e, "tensor-type"), (std::vector<std::string>{"float32", "float16"}));
+  EXPECT_EQ (enum_nicks (e, "inference-region"), (std::vector<std::string>{"full-frame", "roi-list"}));
   for (const char *mode : {"letterbox", "center-crop", "stretch"}) {
     gst_util_set_object_arg (G_OBJECT (e), "resize-mode", mode);
     EXPECT_EQ (get_str (e, "resize-mode"), mode);
@@ -296,6 +304,9 @@ TEST (Properties, RangesRefused)
       {"pad-value", "0x1000000", "0"},
       {"interval", "2147483648", "0"},
       {"top-k", "2147483648", "5"},
+      {"max-objects", "1025", "0"},
+      {"reclassify-interval", "2147483648", "0"},
+      {"input-object-min-width", "2147483648", "16"},
   };
   for (const auto &c : cases) {
     SCOPED_TRACE (std::string (c.name) + "=" + c.bad);
@@ -359,6 +370,44 @@ TEST (Properties, MeanStdShapeRefused)
   set_array (e, "std", {0.25, 0.5, 2});
   set_array (e, "mean", {-1.5, 0, 1e6});
   EXPECT_EQ (get_str (e, "mean"), "< (float)-1.5, (float)0, (float)1000000 >") << "any finite mean";
+  gst_object_unref (e);
+}
+
+std::string get_string (GstElement *e, const char *name)
+{
+  gchar *v = nullptr;
+  g_object_get (e, name, &v, nullptr);
+  const std::string out = v ? v : "<null>";
+  g_free (v);
+  return out;
+}
+
+/* The object properties in gst-launch syntax; a wrong object-class or attribute-name is kept as set,
+ * warned about now and refused at start (tests/element/element_test.cpp). */
+TEST (Properties, ObjectProperties)
+{
+  GError *err = nullptr;
+  GstElement *e = gst_parse_launch (
+      "dlainfer inference-region=roi-list object-class=car,truck reclassify-interval=10 "
+      "input-object-min-width=32 input-object-min-height=24 max-objects=16 attribute-name=vehicle-type",
+      &err);
+  ASSERT_EQ (err, nullptr) << err->message;
+  EXPECT_EQ (get_str (e, "inference-region"), "roi-list");
+  EXPECT_EQ (get_string (e, "object-class"), "car,truck");
+  EXPECT_EQ (get_str (e, "reclassify-interval"), "10");
+  EXPECT_EQ (get_str (e, "input-object-min-width"), "32");
+  EXPECT_EQ (get_str (e, "input-object-min-height"), "24");
+  EXPECT_EQ (get_str (e, "max-objects"), "16");
+  EXPECT_EQ (get_str (e, "attribute-name"), "vehicle-type");
+  WarningLog log;
+  ASSERT_TRUE (log.available ()) << "GST_DEBUG_FILE is not set by the test's environment";
+  g_object_set (e, "object-class", "car,,truck", nullptr);
+  EXPECT_EQ (get_string (e, "object-class"), "car,,truck") << "kept as set";
+  EXPECT_TRUE (log.contains ("Property 'object-class' is \"car,,truck\": it has an empty item"));
+  g_object_set (e, "object-class", "car", "attribute-name", "9lives", nullptr);
+  EXPECT_TRUE (log.contains ("Property 'attribute-name' is \"9lives\": it names a GstStructure"));
+  g_object_set (e, "attribute-name", nullptr, nullptr);
+  EXPECT_EQ (get_string (e, "attribute-name"), "<null>") << "unset: the element's name";
   gst_object_unref (e);
 }
 
@@ -520,7 +569,7 @@ TEST (Properties, EnumTypesRegistered)
   GstElement *e = make_infer ();
   ASSERT_NE (e, nullptr);
   for (const char *t : {"GstDlaInferChannelOrder", "GstDlaInferResizeMode", "GstDlaInferActivation",
-                        "GstDlaInferTensorType"}) {
+                        "GstDlaInferTensorType", "GstDlaInferInferenceRegion"}) {
     const GType type = g_type_from_name (t);
     ASSERT_NE (type, G_TYPE_INVALID) << t;
     EXPECT_TRUE (G_TYPE_IS_ENUM (type)) << t;

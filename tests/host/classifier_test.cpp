@@ -61,12 +61,21 @@ TEST (Classifier, PlansAColourClassifier)
   EXPECT_FALSE (p.plan.classes_may_be_padding);
 }
 
-TEST (Classifier, BatchMustBeOne)
+/* Full frames: batch 1, and the refusal names inference-region=roi-list; objects take any batch. */
+TEST (Classifier, BatchMustBeOneForFullFrames)
 {
   const Planned p = plan (image (2), scores (10, ElemType::kFp16, Layout::kChw16, 2));
   EXPECT_EQ (p.st.code, host::Code::kModel);
   EXPECT_EQ (p.failed, classifier::Check::kShape);
   EXPECT_NE (p.st.message.find ("batch 2"), std::string::npos) << p.st.message;
+  EXPECT_NE (p.st.message.find ("set inference-region=roi-list"), std::string::npos) << p.st.message;
+  classifier::Requirements objects;
+  objects.objects = true;
+  for (int n : {1, 4, 16}) {
+    const Planned o = plan (image (n), scores (10, ElemType::kFp16, Layout::kChw16, n), objects);
+    EXPECT_TRUE (o.st.ok ()) << n << ": " << o.st.message;
+    EXPECT_EQ (o.plan.shape.batch, n);
+  }
 }
 
 TEST (Classifier, GreyInputRefusedForFullFrame)

@@ -4,13 +4,10 @@
  * FP16 ulp (INT8: 1 step); every other byte must be identical (zero padding, untouched slots).
  * Planes and tensors are allocated to the byte so compute-sanitizer memcheck sees overreads. */
 #include <gtest/gtest.h>
-#ifdef PREPROCESS_EMULATE_TEST /* the unit test preprocess-emulated: the kernel on the CPU */
-#include "cuda_emulation.h"
-#if __has_include(<valgrind/valgrind.h>)
+
+#include "device_support.h"
+#if defined(PREPROCESS_EMULATE_TEST) && __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
-#endif
-#else
-#include <cuda_runtime_api.h>
 #endif
 
 #include <cmath>
@@ -25,6 +22,8 @@
 namespace {
 
 using namespace preprocess;
+using preprocess_test::DeviceBuffer;
+using preprocess_test::fp16_ulps;
 using preprocess_test::HostFrame;
 using preprocess_test::HostTensor;
 using tensor::ElemType;
@@ -47,21 +46,6 @@ struct Case {
 std::ostream &operator<< (std::ostream &os, const Case &k)
 {
   return os << k.name;
-}
-
-/* Device buffer freed on scope exit. */
-struct DeviceBuffer {
-  void *p = nullptr;
-  explicit DeviceBuffer (size_t n) { EXPECT_EQ (cudaMalloc (&p, n ? n : 1), cudaSuccess); }
-  ~DeviceBuffer () { cudaFree (p); }
-  DeviceBuffer (const DeviceBuffer &) = delete;
-  DeviceBuffer &operator= (const DeviceBuffer &) = delete;
-};
-
-int fp16_ulps (uint16_t a, uint16_t b)
-{
-  auto ordinal = [] (uint16_t h) { return (h & 0x8000u) ? -int (h & 0x7fffu) : int (h); };
-  return std::abs (ordinal (a) - ordinal (b));
 }
 
 void expect_matches_reference (const Case &k)

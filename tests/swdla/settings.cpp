@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -223,6 +224,10 @@ int64_t service_us ()
 {
   return env_int ("SWDLA_SERVICE_US", 0, 0, 10000000);
 }
+int64_t service_per_item_us ()
+{
+  return env_int ("SWDLA_SERVICE_PER_ITEM_US", 0, 0, 10000000);
+}
 bool log_enabled ()
 {
   return env_int ("SWDLA_LOG", 0, 0, 1) != 0;
@@ -258,9 +263,9 @@ uint64_t seed ()
   return s;
 }
 
-uint64_t ServiceTime::next_ns ()
+uint64_t ServiceTime::next_ns (int64_t batch)
 {
-  const int64_t us = service_us ();
+  const int64_t us = service_us () + std::max<int64_t> (batch, 1) * service_per_item_us ();
   const int pct = service_jitter_pct ();
   const uint64_t s = seed ();
   std::lock_guard<std::mutex> lock (mutex_);

@@ -64,6 +64,10 @@ class Faults {
 /* SWDLA_NUM_CORES (1..16, default 2), SWDLA_SERVICE_US (default 0), SWDLA_LOG (default 0). */
 int num_cores ();
 int64_t service_us ();
+/* SWDLA_SERVICE_PER_ITEM_US (0..10,000,000, default 0): added to a task's service time per image of
+ * the loadable's batch (a batch of N costs N items, however many of them the task filled), so that
+ * batching is not free. */
+int64_t service_per_item_us ();
 bool log_enabled ();
 
 /* Service-time jitter: draw `k` (from 1) of the sequence seeded by `seed` (splitmix64, the kth
@@ -75,13 +79,15 @@ uint64_t jittered_ns (uint64_t base_ns, int pct, uint64_t seed, uint64_t k);
 int service_jitter_pct ();
 uint64_t seed ();
 
-/* Each task's service time: SWDLA_SERVICE_US jittered by SWDLA_SERVICE_JITTER_PCT. Task k since
+/* Each task's service time: SWDLA_SERVICE_US + batch x SWDLA_SERVICE_PER_ITEM_US, jittered by
+ * SWDLA_SERVICE_JITTER_PCT. Task k since
  * SWDLA_SEED and SWDLA_SERVICE_JITTER_PCT took their current values gets draw k (one sequence per
  * process, in submission order), so a run with the same settings and submissions repeats. */
 class ServiceTime {
  public:
-  /* Counts one task and returns its service time in nanoseconds (0: none). */
-  uint64_t next_ns ();
+  /* Counts one task of a loadable with this batch and returns its service time in nanoseconds (0:
+   * none). */
+  uint64_t next_ns (int64_t batch = 1);
 
  private:
   std::mutex mutex_;

@@ -173,7 +173,8 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
   cudaError_t err = cudaSuccess;
   if (core.last && core.last->event ())
     err = cudaStreamWaitEvent (stream, core.last->event (), 0);
-  const uint64_t service_ns = state ().service.next_ns (); /* SWDLA_SERVICE_US, jittered */
+  /* SWDLA_SERVICE_US + the batch's SWDLA_SERVICE_PER_ITEM_US, jittered */
+  const uint64_t service_ns = state ().service.next_ns (r.module->model.batch ());
   if (err == cudaSuccess && service_ns > 0)
     err = swdla::enqueue_spin (stream, service_ns);
   int32_t status = cudlaSuccess;

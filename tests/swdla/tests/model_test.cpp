@@ -97,6 +97,8 @@ INSTANTIATE_TEST_SUITE_P (
         Io{"colours-out-int8-chw32", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw32, T::kInt8, 8},
         Io{"colours-out-int8-dla_linear", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kDlaLinear, T::kInt8, 8},
         Io{"colours-batch2", L::kChw16, T::kFp16, 2, 3, 224, 224, L::kChw16, T::kFp16, 8},
+        Io{"colours-batch4", L::kChw16, T::kFp16, 4, 3, 64, 64, L::kChw16, T::kFp16, 8},
+        Io{"colours-batch16", L::kChw16, T::kFp16, 16, 3, 64, 64, L::kChw16, T::kFp16, 8},
         Io{"colours-softmax", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 8},
         Io{"quadrants", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 4},
         Io{"readout", L::kChw16, T::kFp16, 1, 3, 224, 224, L::kChw16, T::kFp16, 48},

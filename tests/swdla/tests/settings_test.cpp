@@ -187,6 +187,27 @@ TEST (Jitter, ServiceTimeFollowsTheEnvironment)
   EXPECT_EQ (swdla::seed (), 16u);
 }
 
+/* A batch of N costs N per-item times on top of the task's; out of range: warned, 0. */
+TEST (Jitter, ServiceTimePerItem)
+{
+  Unset u{{"SWDLA_SERVICE_US", "SWDLA_SERVICE_PER_ITEM_US", "SWDLA_SERVICE_JITTER_PCT"}};
+  swdla::ServiceTime st;
+  unsetenv ("SWDLA_SERVICE_JITTER_PCT");
+  setenv ("SWDLA_SERVICE_US", "1000", 1);
+  unsetenv ("SWDLA_SERVICE_PER_ITEM_US");
+  EXPECT_EQ (st.next_ns (16), 1000000u) << "unset: batching is free";
+  setenv ("SWDLA_SERVICE_PER_ITEM_US", "100", 1);
+  EXPECT_EQ (st.next_ns (1), 1100000u);
+  EXPECT_EQ (st.next_ns (4), 1400000u);
+  EXPECT_EQ (st.next_ns (16), 2600000u);
+  EXPECT_EQ (st.next_ns (0), 1100000u) << "a batch below 1 counts as 1";
+  unsetenv ("SWDLA_SERVICE_US");
+  EXPECT_EQ (st.next_ns (16), 1600000u) << "per item alone";
+  setenv ("SWDLA_SERVICE_PER_ITEM_US", "-5", 1); /* out of range: warned, 0 */
+  EXPECT_EQ (st.next_ns (16), 0u);
+  EXPECT_EQ (swdla::service_per_item_us (), 0);
+}
+
 TEST (QueueLimit, Settings)
 {
   Unset u{{"SWDLA_QUEUE_LIMIT", "SWDLA_QUEUE_FULL"}};
