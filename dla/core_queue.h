@@ -71,6 +71,7 @@ class CoreQueue {
   /* When the DLA core is expected to have ended every task acquired on it so far: where a new
    * task's wait counts its alarm from (completion_wait.h). */
   std::chrono::steady_clock::time_point queue_end{};
+  uint64_t tasks_ended = 0; /* tasks seen ending well (the first teaches the scheduler nothing) */
 
  private:
   CoreQueue () = default;

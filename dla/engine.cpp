@@ -361,7 +361,8 @@ bool Engine::in_flight (int slot)
 /* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The
  * tasks still queued on its core began when it ended: they end one expected duration after
  * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
- * one (busy time is measured on one task in kTimingPeriod, estimated on the others). */
+ * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the
+ * core's first task. */
 Status Engine::finish (CoreQueue &q, int core_index, int local, int cuda_err)
 {
   q.ring.ended (local);
@@ -380,7 +381,13 @@ Status Engine::finish (CoreQueue &q, int core_index, int local, int cuda_err)
   const std::chrono::nanoseconds took =
       s.timings.dla_ms > 0.f ? std::chrono::nanoseconds (int64_t (double (s.timings.dla_ms) * 1e6))
                              : scheduler.counters (core_index).expected;
-  scheduler.completed (core_index, took);
+  /* A core's first task carries one-time costs (swdla captures its graph; a DLA loads what it
+   * needs): learnt from, it would make the core look slow and, since a core's estimate moves only
+   * with its own completions, keep it idle. It counts in the busy time, not in the estimate. */
+  if (q.tasks_ended++ == 0)
+    scheduler.dropped (core_index);
+  else
+    scheduler.completed (core_index, took);
   s.timings.busy_ms =
       took.count () > 0 ? float (std::chrono::duration<double, std::milli> (took).count ()) : -1.f;
   return Status::Ok ();
