@@ -96,11 +96,24 @@ FramesRun run_frames (GstHarness *h, guint64 n, const std::vector<int> &allowed,
   return run;
 }
 
+/* The harness's dlainfer (the harness wraps what it parsed in a bin). */
+struct Infer {
+  explicit Infer (GstHarness *h) : e (gst_harness_find_element (h, "dlainfer")) {}
+  ~Infer ()
+  {
+    if (e)
+      gst_object_unref (e);
+  }
+  GstElement *e;
+};
+
 /* `stats`' cores: core -> tasks. */
-std::map<int, guint64> stats_cores (GstElement *e, std::map<int, double> *busy_ms = nullptr)
+std::map<int, guint64> stats_cores (GstHarness *h, std::map<int, double> *busy_ms = nullptr)
 {
+  const Infer infer (h);
   GstStructure *s = nullptr;
-  g_object_get (e, "stats", &s, nullptr);
+  if (infer.e)
+    g_object_get (infer.e, "stats", &s, nullptr);
   std::map<int, guint64> tasks;
   const GValue *cores = s ? gst_structure_get_value (s, "cores") : nullptr;
   EXPECT_TRUE (cores && GST_VALUE_HOLDS_ARRAY (cores)) << "stats has no cores array";
@@ -121,10 +134,12 @@ std::map<int, guint64> stats_cores (GstElement *e, std::map<int, double> *busy_m
 }
 
 /* model-info's dla-cores. */
-std::vector<int> model_info_cores (GstElement *e)
+std::vector<int> model_info_cores (GstHarness *h)
 {
+  const Infer infer (h);
   GstStructure *s = nullptr;
-  g_object_get (e, "model-info", &s, nullptr);
+  if (infer.e)
+    g_object_get (infer.e, "model-info", &s, nullptr);
   std::vector<int> cores;
   const GValue *v = s ? gst_structure_get_value (s, "dla-cores") : nullptr;
   EXPECT_TRUE (v && GST_VALUE_HOLDS_ARRAY (v)) << "model-info has no dla-cores";
@@ -145,8 +160,8 @@ TEST_F (Cores, EveryCoreReceivesWork)
   const guint64 n = 200;
   const FramesRun run = run_frames (h, n, {0, 1}, "dla-core=-1");
   ASSERT_FALSE (HasFailure ());
-  EXPECT_EQ (model_info_cores (h->element), (std::vector<int>{0, 1}));
-  const std::map<int, guint64> stats = stats_cores (h->element);
+  EXPECT_EQ (model_info_cores (h), (std::vector<int>{0, 1}));
+  const std::map<int, guint64> stats = stats_cores (h);
   gst_harness_teardown (h);
 
   ASSERT_GE (dlainfer_test::swdla_core_tasks (0), 0) << "swdla's task accounting is not reachable";
@@ -176,8 +191,8 @@ TEST_F (Cores, SingleCoreSendsEverythingThere)
   const guint64 n = 100;
   run_frames (h, n, {1}, "dla-core=1");
   ASSERT_FALSE (HasFailure ());
-  EXPECT_EQ (model_info_cores (h->element), (std::vector<int>{1}));
-  const std::map<int, guint64> stats = stats_cores (h->element);
+  EXPECT_EQ (model_info_cores (h), (std::vector<int>{1}));
+  const std::map<int, guint64> stats = stats_cores (h);
   EXPECT_EQ (stats, (std::map<int, guint64>{{1, n}}));
   gst_harness_teardown (h);
   EXPECT_EQ (dlainfer_test::swdla_core_tasks (1) - before.n[1], int64_t (n) + 1);
