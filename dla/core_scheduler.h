@@ -7,7 +7,7 @@
  * unknown core is neither avoided nor flooded. A core marked failed gets no more tasks.
  *
  * Pure logic, no CUDA, thread-safe (one mutex): the producer picks, the consumer reports ends.
- * Not wired into the engine yet (docs/architecture.md 8). */
+ * dla::Engine picks with it on every acquire (docs/architecture.md 8). */
 #pragma once
 
 #include <chrono>

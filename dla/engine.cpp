@@ -2,6 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+
+#include "dla/core_queue.h"
 #include "dla/cuda_resources.h"
 #include "dla/device.h"
 #include "dla/fatal.h"
@@ -14,27 +17,16 @@ namespace dla {
 
 struct Engine::Impl {
   std::shared_ptr<const Library> lib;
-  std::shared_ptr<const Device> device;
-  Module module;
-  CudaStream stream;
+  std::vector<std::unique_ptr<CoreQueue>> cores; /* index i: cores[i]->core () */
+  std::unique_ptr<CoreScheduler> scheduler;
 };
 
 Engine::Engine () : impl_ (new Impl ()) {}
 
 Engine::~Engine ()
 {
-  /* Teardown order (docs/cudla.md 4.6): stream idle -> unregister and free the tensors -> destroy
-   * the stream -> unload the module -> destroy the device -> release the primary context. */
-  if (impl_->device) {
-    ScopedContext scope (impl_->device->context ().handle ());
-    if (impl_->stream.get ())
-      cudaStreamSynchronize (static_cast<cudaStream_t> (impl_->stream.get ()));
-    slots_.clear ();
-    impl_->stream.reset ();
-  }
-  slots_.clear ();
-  impl_->module.reset ();
-  impl_->device.reset ();
+  /* Each core tears down in its own order (core_queue.h); the library goes last. */
+  impl_->cores.clear ();
   impl_->lib.reset ();
 }
 
@@ -50,6 +42,9 @@ Status check_config (const EngineConfig &cfg)
                                                " ms is out of range: cuDLA takes " +
                                                std::to_string (kMinTaskTimeoutMs) + ".." +
                                                std::to_string (kMaxTaskTimeoutMs) + " ms");
+  if (cfg.dla_core < kEveryCore)
+    return Status::Error (Code::kSettings, "DLA core " + std::to_string (cfg.dla_core) +
+                                               " is invalid: cores count from 0, and -1 runs every core");
   if (cfg.cuda_device < 0)
     return Status::Error (Code::kSettings, "CUDA device " + std::to_string (cfg.cuda_device) + " is invalid");
   return Status::Ok ();
@@ -76,10 +71,7 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
   if (!(st = Library::Load (&im.lib)).ok () ||
       !(st = check_model_for_backend (bytes.data (), bytes.size (), im.lib->backend (), cfg.model_path))
            .ok () ||
-      !(st = Device::Open (im.lib, cfg.cuda_device, cfg.dla_core, &im.device)).ok () ||
-      !(st = im.device->set_task_timeout (cfg.task_timeout_ms)).ok () ||
-      !(st = Module::Load (im.device, bytes.data (), bytes.size (), cfg.model_path, &im.module)).ok () ||
-      !(st = e->map_tensors ()).ok ())
+      !(st = e->open_cores (bytes)).ok () || !(st = e->map_tensors ()).ok ())
     return st;
   if (cfg.accept_tensors && !(st = cfg.accept_tensors (e->inputs_, e->outputs_)).ok ())
     return st;
@@ -89,16 +81,43 @@ Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
   return Status::Ok ();
 }
 
+/* One core, or every core cudlaDeviceGetCount reports, each with the same loadable. A core that
+ * refuses it ends the open naming the core: never a silent fallback to fewer cores. */
+Status Engine::open_cores (const std::vector<uint8_t> &bytes)
+{
+  Impl &im = *impl_;
+  const bool every = cfg_.dla_core == kEveryCore;
+  int count = 1;
+  for (int i = 0; i < count; ++i) {
+    const int core = every ? i : cfg_.dla_core;
+    std::unique_ptr<CoreQueue> q;
+    const Status st =
+        CoreQueue::Open (im.lib, cfg_.cuda_device, core, cfg_.task_timeout_ms, bytes, cfg_.model_path, &q);
+    if (!st.ok ())
+      return every ? Status::Error (st.code, "dla-core=-1 runs the model on every DLA core, and core " +
+                                                 std::to_string (core) + " refused it: " + st.message +
+                                                 "; set dla-core to one core that takes it")
+                   : st;
+    if (every && i == 0)
+      count = int (std::min<uint64_t> (q->device ().core_count (), kMaxCores));
+    im.cores.push_back (std::move (q));
+  }
+  im.scheduler.reset (new CoreScheduler (count));
+  return Status::Ok ();
+}
+
+/* The same loadable on every core: its tensors are read from the first. */
 Status Engine::map_tensors ()
 {
+  const Module &module = impl_->cores[0]->module ();
   Status st;
-  for (const auto &d : impl_->module.inputs ()) {
+  for (const auto &d : module.inputs ()) {
     TensorInfo t;
     if (!(st = map_descriptor (d, Direction::kInput, &t)).ok ())
       return st;
     inputs_.push_back (std::move (t));
   }
-  for (const auto &d : impl_->module.outputs ()) {
+  for (const auto &d : module.outputs ()) {
     TensorInfo t;
     if (!(st = map_descriptor (d, Direction::kOutput, &t)).ok ())
       return st;
@@ -107,18 +126,34 @@ Status Engine::map_tensors ()
   return Status::Ok ();
 }
 
+/* num_slots on each core: the scheduler may send every task in flight to one core. */
 Status Engine::make_slots ()
 {
-  ScopedContext scope (primary_context ());
-  Status st = CudaStream::Create (&impl_->stream);
-  for (int i = 0; st.ok () && i < cfg_.num_slots; ++i) {
-    std::unique_ptr<TaskSlot> s;
-    st = TaskSlot::Create (impl_->device, impl_->module.handle (), inputs_, outputs_, i, &s);
-    if (st.ok ())
-      slots_.push_back (std::move (s));
-  }
-  ring_ = SlotRing (int (slots_.size ()));
+  Status st;
+  for (size_t i = 0; st.ok () && i < impl_->cores.size (); ++i)
+    st = impl_->cores[i]->make_slots (inputs_, outputs_, cfg_.num_slots,
+                                      engine_slot (int (i), 0, cfg_.num_slots));
   return st;
+}
+
+int Engine::cores () const
+{
+  return int (impl_->cores.size ());
+}
+
+int Engine::core_number (int index) const
+{
+  return index >= 0 && index < cores () ? impl_->cores[size_t (index)]->core () : -1;
+}
+
+int Engine::core_of (int slot) const
+{
+  return core_number (place_of (slot, cores (), cfg_.num_slots).core);
+}
+
+CoreCounters Engine::core_counters (int index) const
+{
+  return impl_->scheduler->counters (index);
 }
 
 const std::string &Engine::backend () const
@@ -131,7 +166,7 @@ std::string Engine::cudla_version () const
 }
 void *Engine::primary_context () const
 {
-  return impl_->device->context ().handle ();
+  return impl_->cores[0]->device ().context ().handle ();
 }
 bool Engine::has_task_timeout () const
 {
@@ -153,15 +188,16 @@ Status Engine::fatal_status () const
 }
 
 /* 911 poisons CUDA in the whole process (dla/fatal.h): from now on every engine refuses work. */
-Status Engine::on_cuda_error (int err, const char *what)
+Status Engine::on_cuda_error (const CoreQueue &q, int err, const char *what)
 {
-  const cudlaStatus last = impl_->device->last_error ();
+  const cudlaStatus last = q.device ().last_error ();
   const std::string dla = "cudlaGetLastError reports " + cudla_status_name (last);
   if (!is_process_fatal (err))
     return Status::Error (Code::kRuntime,
                           std::string (what) + " failed: " + cuda_error_name (err) + "; " + dla);
   const std::string why =
-      std::string (what) + ": CUDA reported " + cuda_error_name (err) + " and " + dla +
+      std::string (what) + " (DLA core " + std::to_string (q.core ()) + "): CUDA reported " +
+      cuda_error_name (err) + " and " + dla +
       (last == cudlaErrorDlaErrEngineTimeout
            ? " (the task did not finish within " + std::to_string (cfg_.task_timeout_ms) + " ms)"
            : "");
@@ -175,62 +211,102 @@ Status Engine::acquire (Task *task)
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
-  int slot = -1;
-  Status st = ring_.acquire (&slot);
-  if (!st.ok ())
+  CoreScheduler &scheduler = *impl_->scheduler;
+  const int ci = scheduler.pick (); /* the core where the task is expected to end first */
+  if (ci < 0)
+    return Status::Error (Code::kRuntime, "no DLA core of the engine can take tasks");
+  CoreQueue &q = *impl_->cores[size_t (ci)];
+  int local = -1;
+  Status st = q.ring.acquire (&local);
+  if (!st.ok ()) {
+    scheduler.dropped (ci);
     return st;
-  TaskSlot &s = *slots_[size_t (slot)];
+  }
+  TaskSlot &s = q.slot (local);
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
+  s.timings.dla_core = q.core ();
   s.wait.started ();
-  *task = Task{slot, s.input_ptr (0), s.timed};
+  *task = Task{engine_slot (ci, local, cfg_.num_slots), s.input_ptr (0), s.timed};
   return Status::Ok ();
 }
 
 void Engine::release (const Task &task)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  ring_.release (task.slot);
+  const SlotPlace at = place_of (task.slot, cores (), cfg_.num_slots);
+  if (at.core < 0)
+    return;
+  SlotRing &ring = impl_->cores[size_t (at.core)]->ring;
+  if (ring.state (at.local) != SlotRing::State::kAcquired)
+    return; /* submitted (or refused, which ended it): not the caller's to give back */
+  ring.release (at.local);
+  impl_->scheduler->dropped (at.core);
 }
 
-/* The slot a call names, once the process is healthy and the slot's state allows the call. */
-TaskSlot *Engine::slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st)
+TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core,
+                            int *local)
 {
-  *st = process_poisoned () ? fatal_status () : (ring_.*check) (task.slot);
-  return st->ok () ? slots_[size_t (task.slot)].get () : nullptr;
+  if (process_poisoned ()) {
+    *st = fatal_status ();
+    return nullptr;
+  }
+  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  if (at.core < 0) {
+    *st = Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " does not exist (" +
+                                             std::to_string (num_slots ()) + " slots)");
+    return nullptr;
+  }
+  CoreQueue &q = *impl_->cores[size_t (at.core)];
+  if (!(*st = (q.ring.*check) (at.local)).ok ())
+    return nullptr;
+  if (core)
+    *core = &q;
+  if (local)
+    *local = at.local;
+  return &q.slot (at.local);
+}
+
+TaskSlot *Engine::slot_at (int slot) const
+{
+  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  return at.core < 0 ? nullptr : &impl_->cores[size_t (at.core)]->slot (at.local);
 }
 
 Status Engine::submit (const Task &task, void *input_ready)
 {
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
-  TaskSlot *s = slot_for (task, &SlotRing::check_submit, &st);
+  CoreQueue *q = nullptr;
+  int local = -1;
+  TaskSlot *s = slot_for (task.slot, &SlotRing::check_submit, &st, &q, &local);
   if (!s)
     return st;
   ScopedContext scope (primary_context ());
-  void *stream = impl_->stream.get ();
+  void *stream = q->stream ();
   int err = cudaSuccess;
   const cudlaStatus cs =
-      s->queue (*impl_->device, stream, input_ready, after_.queue ? &after_ : nullptr, &err);
+      s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err);
   if (cs != cudlaSuccess) {
-    ring_.ended (task.slot);
+    q->ring.ended (local);
+    impl_->scheduler->dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
     if (impl_->lib->emulated_external_error () != 0)
-      return on_cuda_error (impl_->lib->emulated_external_error (), "cudlaSubmitTask");
+      return on_cuda_error (*q, impl_->lib->emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
                                               impl_->lib->refusal_detail () + " (DLA core " +
-                                              std::to_string (cfg_.dla_core) + ", slot " +
+                                              std::to_string (q->core ()) + ", slot " +
                                               std::to_string (task.slot) + ")");
   }
-  /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued:
-   * its alarm counts from their expected end. */
-  ring_.submitted (task.slot);
-  s->wait.queued (queue_end_);
-  queue_end_ = s->wait.expected_end ();
+  /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued
+   * on its core: its alarm counts from their expected end. */
+  q->ring.submitted (local);
+  s->wait.queued (q->queue_end);
+  q->queue_end = s->wait.expected_end ();
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
-    return on_cuda_error (err, "queueing the DLA task");
+    return on_cuda_error (*q, err, "queueing the DLA task");
   }
   return Status::Ok ();
 }
@@ -239,9 +315,11 @@ Status Engine::wait (const Task &task, Deadline deadline)
 {
   Status st;
   TaskSlot *s = nullptr;
+  CoreQueue *q = nullptr;
+  int local = -1;
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    if (!(s = slot_for (task, &SlotRing::check_in_flight, &st)))
+    if (!(s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local)))
       return st;
   }
   ScopedContext scope (primary_context ());
@@ -249,9 +327,10 @@ Status Engine::wait (const Task &task, Deadline deadline)
   const int err = s->wait.wait (s->end_event (), deadline);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
-                                              " had not finished by the caller's deadline");
+                                              " (DLA core " + std::to_string (q->core ()) +
+                                              ") had not finished by the caller's deadline");
   std::lock_guard<std::mutex> lock (mutex_);
-  return finish (task.slot, err);
+  return finish (*q, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
 }
 
 Status Engine::poll (const Task &task, bool *done)
@@ -259,7 +338,9 @@ Status Engine::poll (const Task &task, bool *done)
   *done = false;
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
-  TaskSlot *s = slot_for (task, &SlotRing::check_in_flight, &st);
+  CoreQueue *q = nullptr;
+  int local = -1;
+  TaskSlot *s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local);
   if (!s)
     return st;
   ScopedContext scope (primary_context ());
@@ -268,63 +349,80 @@ Status Engine::poll (const Task &task, bool *done)
     return Status::Ok ();
   *done = true;
   s->wait.ended ();
-  return finish (task.slot, err);
+  return finish (*q, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
 }
 
 bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  return ring_.check_in_flight (slot).ok ();
+  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  return at.core >= 0 && impl_->cores[size_t (at.core)]->ring.check_in_flight (at.local).ok ();
 }
 
 /* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The
- * tasks still queued began when it ended: they end one expected duration after another. */
-Status Engine::finish (int slot, int cuda_err)
+ * tasks still queued on its core began when it ended: they end one expected duration after
+ * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
+ * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the
+ * core's first task. */
+Status Engine::finish (CoreQueue &q, int core_index, int local, int cuda_err)
 {
-  ring_.ended (slot);
-  TaskSlot &s = *slots_[size_t (slot)];
-  queue_end_ = s.wait.ended_at () + ring_.busy () * s.wait.expected ();
-  if (cuda_err != cudaSuccess)
-    return on_cuda_error (cuda_err, "waiting for the DLA task");
-  Status st = task_status ();
-  if (!st.ok ())
+  q.ring.ended (local);
+  TaskSlot &s = q.slot (local);
+  CoreScheduler &scheduler = *impl_->scheduler;
+  q.queue_end = s.wait.ended_at () + q.ring.busy () * s.wait.expected ();
+  Status st =
+      cuda_err != cudaSuccess ? on_cuda_error (q, cuda_err, "waiting for the DLA task") : task_status (q);
+  if (!st.ok ()) {
+    scheduler.dropped (core_index);
     return st;
+  }
   s.timings.total_ms = s.wait.elapsed_ms ();
   if (s.timed)
     s.learn_timings ();
+  const std::chrono::nanoseconds took =
+      s.timings.dla_ms > 0.f ? std::chrono::nanoseconds (int64_t (double (s.timings.dla_ms) * 1e6))
+                             : scheduler.counters (core_index).expected;
+  /* A core's first task carries one-time costs (swdla captures its graph; a DLA loads what it
+   * needs): learnt from, it would make the core look slow and, since a core's estimate moves only
+   * with its own completions, keep it idle. It counts in the busy time, not in the estimate. */
+  if (q.tasks_ended++ == 0)
+    scheduler.dropped (core_index);
+  else
+    scheduler.completed (core_index, took);
+  s.timings.busy_ms =
+      took.count () > 0 ? float (std::chrono::duration<double, std::milli> (took).count ()) : -1.f;
   return Status::Ok ();
 }
 
 /* CUDA saw no fault; the DLA may still report one for the task (synchronised first, as required,
  * docs/cudla.md 4.5). Only then is a test backend asked whether it emulates a 911. */
-Status Engine::task_status ()
+Status Engine::task_status (const CoreQueue &q)
 {
-  const cudlaStatus last = impl_->device->last_error ();
+  const cudlaStatus last = q.device ().last_error ();
   if (last == cudlaSuccess)
     return Status::Ok ();
   if (impl_->lib->emulated_external_error () != 0)
-    return on_cuda_error (impl_->lib->emulated_external_error (), "waiting for the DLA task");
+    return on_cuda_error (q, impl_->lib->emulated_external_error (), "waiting for the DLA task");
   if (last == cudlaErrorDlaErrEngineTimeout)
     return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
                                               std::to_string (cfg_.task_timeout_ms) +
-                                              " ms: cudlaGetLastError reports " + cudla_status_name (last));
+                                              " ms: cudlaGetLastError reports " + cudla_status_name (last) +
+                                              " (DLA core " + std::to_string (q.core ()) + ")");
   return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " +
                                             cudla_status_name (last) + " (DLA core " +
-                                            std::to_string (cfg_.dla_core) + ")");
+                                            std::to_string (q.core ()) + ")");
 }
 
 void *Engine::input_ptr (int slot, int index) const
 {
-  if (slot < 0 || slot >= int (slots_.size ()) || index < 0)
-    return nullptr;
-  return slots_[slot]->input_ptr (size_t (index));
+  const TaskSlot *s = slot_at (slot);
+  return s && index >= 0 ? s->input_ptr (size_t (index)) : nullptr;
 }
 
 const void *Engine::host_output (int slot, int index) const
 {
-  if (slot < 0 || slot >= int (slots_.size ()) || index < 0)
-    return nullptr;
-  return slots_[slot]->host_output (size_t (index));
+  const TaskSlot *s = slot_at (slot);
+  return s && index >= 0 ? s->host_output (size_t (index)) : nullptr;
 }
 
 void Engine::set_after_task (AfterTask after)
@@ -340,26 +438,28 @@ Status Engine::read_input (int slot, int index, void *host, size_t bytes)
     return Status::Error (Code::kRuntime, "read_input: slot " + std::to_string (slot) + ", input " +
                                               std::to_string (index) + " or " + std::to_string (bytes) +
                                               " bytes do not fit the model");
-  return read_tensor (src, host, bytes, "cudaMemcpyAsync (an input tensor, to dump it)");
+  return read_tensor (slot, src, host, bytes, "cudaMemcpyAsync (an input tensor, to dump it)");
 }
 
 Status Engine::read_output (int slot, int index, void *host, size_t bytes)
 {
-  const bool fits = slot >= 0 && slot < int (slots_.size ()) && index >= 0 &&
-                    index < int (outputs_.size ()) && bytes == size_t (outputs_[size_t (index)].view.size);
+  const TaskSlot *s = slot_at (slot);
+  const bool fits = s && index >= 0 && index < int (outputs_.size ()) &&
+                    bytes == size_t (outputs_[size_t (index)].view.size);
   if (!fits)
     return Status::Error (Code::kRuntime, "read_output: slot " + std::to_string (slot) + ", output " +
                                               std::to_string (index) + " or " + std::to_string (bytes) +
                                               " bytes do not fit the model");
-  return read_tensor (slots_[size_t (slot)]->output_ptr (size_t (index)), host, bytes,
+  return read_tensor (slot, s->output_ptr (size_t (index)), host, bytes,
                       "cudaMemcpyAsync (an output tensor, to dump it)");
 }
 
-Status Engine::read_tensor (const void *src, void *host, size_t bytes, const char *what)
+Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what)
 {
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
-  auto *stream = static_cast<cudaStream_t> (impl_->stream.get ());
+  CoreQueue &q = *impl_->cores[size_t (place_of (slot, cores (), cfg_.num_slots).core)];
+  auto *stream = static_cast<cudaStream_t> (q.stream ());
   int err;
   {
     std::lock_guard<std::mutex> lock (mutex_);
@@ -370,22 +470,34 @@ Status Engine::read_tensor (const void *src, void *host, size_t bytes, const cha
   if (err == cudaSuccess)
     return Status::Ok ();
   std::lock_guard<std::mutex> lock (mutex_);
-  return on_cuda_error (err, what);
+  return on_cuda_error (q, err, what);
 }
 
 SlotTimings Engine::timings (int slot) const
 {
-  if (slot < 0 || slot >= int (slots_.size ()))
-    return SlotTimings ();
-  return slots_[slot]->timings;
+  const TaskSlot *s = slot_at (slot);
+  return s ? s->timings : SlotTimings ();
+}
+
+/* "0/2" on one core; "-1 (0,1)/2" on every core. */
+static std::string describe_cores (const Engine &e, uint64_t count)
+{
+  std::string s = std::to_string (e.dla_core ());
+  if (e.dla_core () == kEveryCore) {
+    s += " (";
+    for (int i = 0; i < e.cores (); ++i)
+      s += (i ? "," : "") + std::to_string (e.core_number (i));
+    s += ")";
+  }
+  return s + "/" + std::to_string (count);
 }
 
 std::string Engine::describe () const
 {
   std::string s =
       "backend=" + backend () + " library=" + library_path () + " cudla-version=" + cudla_version () +
-      " dla-core=" + std::to_string (cfg_.dla_core) + "/" + std::to_string (impl_->device->core_count ()) +
-      " cuda-device=" + std::to_string (cfg_.cuda_device) + " slots=" + std::to_string (slots_.size ()) +
+      " dla-core=" + describe_cores (*this, impl_->cores[0]->device ().core_count ()) +
+      " cuda-device=" + std::to_string (cfg_.cuda_device) + " slots=" + std::to_string (num_slots ()) +
       " task-timeout=" + (has_task_timeout () ? std::to_string (cfg_.task_timeout_ms) + "ms" : "default") +
       " model=" + cfg_.model_path;
   for (const auto &t : inputs_)

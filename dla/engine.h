@@ -1,6 +1,8 @@
-/* gst-dlainfer: a DLA model ready to run tasks: device handle, module, its own CUDA stream, and a
- * ring of task slots made once at open (dla/task_slot.h), so nothing is allocated, registered or
- * created per task.
+/* gst-dlainfer: a DLA model ready to run tasks on one DLA core or on every core: per core a device
+ * handle, the module, its own CUDA stream and a ring of task slots made once at open
+ * (dla/core_queue.h, dla/task_slot.h), so nothing is allocated, registered or created per task.
+ * On several cores each task goes to the core where it is expected to end first
+ * (dla/core_scheduler.h); the caller still sees slots only, and waits for them in its own order.
  *
  * One task, as one object the engine owns from start to end (the caller hands it an event and gets
  * the outputs back, as Holoscan's do_inference (..., cudaEvent_t in, cudaEvent_t *out)):
@@ -15,7 +17,7 @@
  * After a DLA fault (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
  *
  * Threads: one thread may acquire, write and submit (a producer) while another waits for and reads
- * the tasks in flight (a consumer). The engine's mutex guards the slot ring, the engine's stream
+ * the tasks in flight (a consumer). The engine's mutex guards the cores' slot rings and streams
  * and every cuDLA call (cudlaSubmitTask, cudlaGetLastError); it is never held across the blocking
  * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
  * producer's from acquire to submit (or release), the consumer's from submit until the wait or
@@ -37,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "dla/core_scheduler.h"
 #include "dla/descriptor_map.h"
 #include "dla/loader.h"
 #include "dla/slot_ring.h"
@@ -45,12 +48,17 @@
 
 namespace dla {
 
+class CoreQueue;
+
+/* EngineConfig::dla_core for every core cudlaDeviceGetCount reports. */
+constexpr int kEveryCore = -1;
+
 struct EngineConfig {
   std::string model_path;
-  int dla_core = 0;
+  int dla_core = 0; /* one core, or kEveryCore */
   int cuda_device = 0;
   uint32_t task_timeout_ms = 5000;
-  int num_slots = 1;
+  int num_slots = 1; /* tasks in flight at most, across the cores; each core has this many slots */
   /* Called with the mapped tensors before anything is allocated for them: the caller's limits on
    * what it can run (a non-ok status ends Open with it). */
   std::function<Status (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs)>
@@ -95,8 +103,17 @@ class Engine {
   std::string cudla_version () const;  /* "1.2.1", or "(version unknown)" */
   void *primary_context () const;      /* CUcontext */
   int cuda_device () const { return cfg_.cuda_device; }
-  int dla_core () const { return cfg_.dla_core; }
-  int num_slots () const { return int (slots_.size ()); }
+  int dla_core () const { return cfg_.dla_core; } /* as configured: a core, or kEveryCore */
+  /* Slot numbers run 0..num_slots () - 1 across the cores; at most max_tasks () are in flight. */
+  int num_slots () const { return cores () * cfg_.num_slots; }
+  int max_tasks () const { return cfg_.num_slots; }
+  /* The cores the engine runs on: cores () of them, core_number (i) the DLA core of the i-th. */
+  int cores () const;
+  int core_number (int index) const;
+  /* The DLA core a slot's tasks run on; -1 for a bad slot. */
+  int core_of (int slot) const;
+  /* Tasks, busy time, learnt duration of the i-th core (core_scheduler.h). */
+  CoreCounters core_counters (int index) const;
   bool has_task_timeout () const; /* cudlaSetTaskTimeoutInMs was applied */
   const std::string &model_path () const { return cfg_.model_path; }
   const std::string &library_path () const;
@@ -137,25 +154,25 @@ class Engine {
  private:
   struct Impl;
   Engine ();
+  Status open_cores (const std::vector<uint8_t> &bytes);
   Status map_tensors ();
   Status make_slots ();
   Status fatal_status () const;
-  TaskSlot *slot_for (const Task &task, Status (SlotRing::*check) (int) const, Status *st); /* mutex_ held */
-  Status on_cuda_error (int err, const char *what);
-  Status finish (int slot, int cuda_err);
-  Status task_status ();
-  Status read_tensor (const void *src, void *host, size_t bytes, const char *what);
+  /* The slot a call names, its core and the slot there, once the process is healthy and the slot's
+   * state allows the call; nullptr (and *st) otherwise. mutex_ held. */
+  TaskSlot *slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core = nullptr,
+                      int *local = nullptr);
+  TaskSlot *slot_at (int slot) const; /* nullptr for a bad slot */
+  Status on_cuda_error (const CoreQueue &q, int err, const char *what);
+  Status finish (CoreQueue &q, int core_index, int local, int cuda_err);
+  Status task_status (const CoreQueue &q);
+  Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);
 
   EngineConfig cfg_;
   std::unique_ptr<Impl> impl_;
   std::vector<TensorInfo> inputs_, outputs_;
-  std::vector<std::unique_ptr<TaskSlot>> slots_;
   std::mutex mutex_;
-  SlotRing ring_;
   AfterTask after_;
-  /* When the DLA is expected to have ended every task acquired so far: where a new task's wait
-   * counts its alarm from (completion_wait.h). */
-  std::chrono::steady_clock::time_point queue_end_{};
 };
 
 }  // namespace dla

@@ -108,7 +108,7 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   GstDlaInferPrivate *priv = self->priv;
   const dlainfer::Model &m = *priv->model;
   priv->output.prepare (m.labels, m.plan.classes, g_quark_from_string (GST_OBJECT_NAME (self)),
-                        g_quark_from_string (m.engine->backend ().c_str ()), s.dla_core);
+                        g_quark_from_string (m.engine->backend ().c_str ()));
   priv->tensors.prepare (m.engine->outputs (), s, m.plan.classes,
                          g_quark_from_string (GST_OBJECT_NAME (self)));
   std::string why;
@@ -117,6 +117,10 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   priv->cuda.reset_log ();
   priv->interval.reset ();
   priv->stats.reset ();
+  std::vector<int> cores;
+  for (int i = 0; i < m.engine->cores (); ++i)
+    cores.push_back (m.engine->core_number (i));
+  priv->stats.set_cores (cores);
   GstStructure *info = dlainfer::model_info (s, m);
   GST_OBJECT_LOCK (self);
   std::swap (priv->model_info, info);
@@ -299,7 +303,7 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   }
   priv->model = std::move (model);
   /* At most max-in-flight tasks; frames that skip the model wait behind them, a few more. */
-  const int slots = priv->model->engine->num_slots ();
+  const int slots = priv->model->engine->max_tasks (); /* across the cores */
   priv->inflight.configure (slots, slots + kSkippedFramesQueued);
   priv->inflight.take_all ();
   priv->stream_failed = false;

@@ -283,8 +283,10 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
           kReadyFlags));
   g_object_class_install_property (
       klass, PROP_DLA_CORE,
-      g_param_spec_int ("dla-core", "DLA core", "DLA core that runs the model (Orin has 2: 0 and 1)", 0, 15,
-                        defaults.dla_core, kReadyFlags));
+      g_param_spec_int ("dla-core", "DLA core",
+                        "DLA core that runs the model (Orin has 2: 0 and 1); -1: every core, each task on "
+                        "the core expected to end it first",
+                        -1, 15, defaults.dla_core, kReadyFlags));
   g_object_class_install_property (
       klass, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
@@ -313,8 +315,9 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
   g_object_class_install_property (
       klass, PROP_MAX_IN_FLIGHT,
       g_param_spec_int ("max-in-flight", "Max in flight",
-                        "DLA tasks queued or running at once (task slots, not frames): 1 runs one frame at a "
-                        "time; 2 keeps one task queued behind the running one",
+                        "DLA tasks queued or running at once (task slots, not frames), across the cores: 1 "
+                        "runs one frame at a time; 2 keeps one task queued behind the running one (with "
+                        "dla-core=-1, 2 per core)",
                         1, dla::kMaxSlots, defaults.max_in_flight, kReadyFlags));
   g_object_class_install_property (
       klass, PROP_INPUT_SCALE,
@@ -419,12 +422,13 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
           "replayed from a CUDA graph), and mean/max milliseconds of preprocess and dla "
           "(CUDA events on the first two inferences and every 32nd after them), postprocess "
           "and total (host clock, "
-          "every inference)",
+          "every inference); cores: per DLA core the model runs on, its tasks and busy-ms "
+          "(their DLA time: measured on the timed ones, the core's learnt duration for the others)",
           GST_TYPE_STRUCTURE, kReadOnlyFlags));
   g_object_class_install_property (
       klass, PROP_MODEL_INFO,
       model_info_spec = g_param_spec_boxed ("model-info", "Model information",
-                                            "The open model: backend, cuDLA version, DLA core, "
+                                            "The open model: backend, cuDLA version, DLA core(s), "
                                             "each tensor's name, dims, layout, type, size and raw "
                                             "descriptor, the .modelinfo read and where each setting "
                                             "came from (settings-source) (NULL until started)",

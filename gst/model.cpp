@@ -146,6 +146,8 @@ GstStructure *model_info (const Settings &s, const Model &m)
   d.library = e.library_path ();
   d.description = e.describe ();
   d.dla_core = s.dla_core;
+  for (int i = 0; i < e.cores (); ++i)
+    d.dla_cores.push_back (e.core_number (i));
   d.cuda_device = s.device ();
   d.classes = m.plan.classes;
   d.labels = int (m.labels.size ());

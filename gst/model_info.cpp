@@ -44,6 +44,15 @@ GstStructure *model_info_structure (const ModelDescription &d)
   if (d.origin)
     for (const auto &o : *d.origin)
       gst_structure_set (origin, o.first.c_str (), G_TYPE_STRING, o.second.c_str (), nullptr);
+  GValue cores = G_VALUE_INIT;
+  g_value_init (&cores, GST_TYPE_ARRAY);
+  for (int c : d.dla_cores) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_TYPE_INT);
+    g_value_set_int (&v, c);
+    gst_value_array_append_and_take_value (&cores, &v);
+  }
+  gst_structure_take_value (s, "dla-cores", &cores);
   gst_structure_set (s, "modelinfo", G_TYPE_STRING, d.modelinfo.c_str (), "settings-source",
                      GST_TYPE_STRUCTURE, origin, nullptr);
   gst_structure_free (origin);

@@ -31,12 +31,13 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
     return;
   }
   dla::Engine &engine = *priv->model->engine;
+  const dla::SlotTimings t = engine.timings (f.slot);
   const auto post_start = Clock::now ();
   priv->output.classify (priv->model->plan.output_view, engine.host_output (f.slot, 0),
-                         priv->tensors.class_scores (f.slot), f.post);
+                         priv->tensors.class_scores (f.slot), f.post, t.dla_core);
   const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
-  const dla::SlotTimings t = engine.timings (f.slot);
-  priv->stats.inferred (priv->input.preprocess_ms (task_of (f)), t.dla_ms, post_ms, t.total_ms, f.graphed);
+  priv->stats.inferred (priv->input.preprocess_ms (task_of (f)), t.dla_ms, post_ms, t.total_ms, f.graphed,
+                        t.dla_core, t.busy_ms);
   priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
   priv->tensors.attach (GST_ELEMENT (self), f.buffer, engine, f.slot);
   if (f.post_messages)
@@ -112,8 +113,8 @@ void push_loop (gpointer data)
   }
   if (f.inferred ()) {
     bool aborted = false;
-    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d",
-                    GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), f.slot);
+    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d (DLA core %d)",
+                    GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), f.slot, priv->model->engine->core_of (f.slot));
     const dla::Status st = wait_task (self, f, &aborted);
     if (aborted || !st.ok ()) {
       /* Dropped later (drop_frames), once its kernel and its task have ended. */

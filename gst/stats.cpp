@@ -17,10 +17,19 @@ void Stats::reset ()
   std::lock_guard<std::mutex> lock (mutex_);
   frames_ = inferences_ = skipped_ = errors_ = graph_launches_ = 0;
   preprocess_ = dla_ = postprocess_ = total_ = Timing ();
+  cores_ = {};
+}
+
+void Stats::set_cores (const std::vector<int> &cores)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  for (int c : cores)
+    if (c >= 0 && c < kCores)
+      cores_[size_t (c)].bound = true;
 }
 
 void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
-                      bool from_graph)
+                      bool from_graph, int dla_core, float busy_ms)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   ++frames_;
@@ -30,6 +39,13 @@ void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, f
   dla_.add (dla_ms);
   postprocess_.add (postprocess_ms);
   total_.add (total_ms);
+  if (dla_core < 0 || dla_core >= kCores)
+    return;
+  Core &c = cores_[size_t (dla_core)];
+  c.bound = true;
+  ++c.tasks;
+  if (busy_ms > 0.f)
+    c.busy_ms += double (busy_ms);
 }
 
 void Stats::skipped ()
@@ -50,6 +66,7 @@ GstStructure *Stats::to_structure () const
 {
   uint64_t frames, inferences, skipped, errors, graph_launches;
   Timing t[4];
+  std::array<Core, kCores> cores;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     frames = frames_;
@@ -61,6 +78,7 @@ GstStructure *Stats::to_structure () const
     t[1] = dla_;
     t[2] = postprocess_;
     t[3] = total_;
+    cores = cores_;
   }
   GstStructure *s = gst_structure_new (
       "dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences", G_TYPE_UINT64,
@@ -74,6 +92,19 @@ GstStructure *Stats::to_structure () const
   for (int i = 0; i < 4; ++i)
     gst_structure_set (s, names[i][0], G_TYPE_DOUBLE, t[i].mean (), names[i][1], G_TYPE_DOUBLE, t[i].max,
                        names[i][2], G_TYPE_UINT64, guint64 (t[i].count), nullptr);
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  for (int i = 0; i < kCores; ++i) {
+    if (!cores[size_t (i)].bound)
+      continue;
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&item, gst_structure_new ("dla-core", "core", G_TYPE_INT, i, "tasks", G_TYPE_UINT64,
+                                                  guint64 (cores[size_t (i)].tasks), "busy-ms", G_TYPE_DOUBLE,
+                                                  cores[size_t (i)].busy_ms, nullptr));
+    gst_value_array_append_and_take_value (&array, &item);
+  }
+  gst_structure_take_value (s, "cores", &array);
   return s;
 }
 

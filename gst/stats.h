@@ -8,22 +8,31 @@
 
 #include <gst/gst.h>
 
+#include <array>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 namespace dlainfer {
 
 class Stats {
  public:
   void reset ();
+  /* The DLA cores the model runs on (start, after reset): each shows in `cores`, with or without
+   * tasks. */
+  void set_cores (const std::vector<int> &cores);
   /* One frame each; negative times were not measured and are left out of the means. `from_graph`:
-   * the preprocessing kernel was replayed from a CUDA graph (preprocess::LaunchGraphs). */
-  void inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph);
+   * the preprocessing kernel was replayed from a CUDA graph (preprocess::LaunchGraphs). `dla_core`
+   * ran it, for `busy_ms` of its time (dla::SlotTimings::busy_ms; -1: not counted). */
+  void inferred (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph,
+                 int dla_core = -1, float busy_ms = -1.f);
   void skipped ();
   void failed ();
 
   /* "dlainfer-stats": frames, inferences, skipped, errors, graph-launches (guint64) and, for preprocess, dla,
-   * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any). */
+   * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any); `cores`, an
+   * array of "dla-core" structures (core: int, tasks: guint64, busy-ms: gdouble), one per core the
+   * model runs on, in core order: this element's tasks there and the DLA time they took. */
   GstStructure *to_structure () const;
 
  private:
@@ -37,6 +46,13 @@ class Stats {
   mutable std::mutex mutex_;
   uint64_t frames_ = 0, inferences_ = 0, skipped_ = 0, errors_ = 0, graph_launches_ = 0;
   Timing preprocess_, dla_, postprocess_, total_;
+  struct Core {
+    bool bound = false;
+    uint64_t tasks = 0;
+    double busy_ms = 0;
+  };
+  static constexpr int kCores = 16; /* the dla-core property's range */
+  std::array<Core, kCores> cores_{};
 };
 
 }  // namespace dlainfer

@@ -10,7 +10,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
 namespace dlainfer {
 
 void ClassificationOutput::prepare (const std::vector<std::string> &labels, int classes, GQuark element,
-                                    GQuark backend, int dla_core)
+                                    GQuark backend)
 {
   active_ = classes > 0;
   label_quarks_.resize (size_t (classes));
@@ -18,7 +18,7 @@ void ClassificationOutput::prepare (const std::vector<std::string> &labels, int 
     label_quarks_[size_t (i)] = g_quark_from_string (labels::name_for (labels, i).c_str ());
   element_ = element;
   backend_ = backend;
-  dla_core_ = dla_core;
+  dla_core_ = -1;
   for (auto *v : {&scores_, &analytics_confidences_})
     v->reserve (size_t (classes));
   results_.reserve (size_t (classes));
@@ -35,10 +35,11 @@ void ClassificationOutput::clear ()
 }
 
 void ClassificationOutput::classify (const tensor::View &view, const void *data, const float *scores,
-                                     const postprocess::Params &params)
+                                     const postprocess::Params &params, int dla_core)
 {
   if (!active_)
     return;
+  dla_core_ = dla_core;
   if (scores)
     postprocess::run_scores (scores, int64_t (label_quarks_.size ()), params, &scores_, &results_);
   else
@@ -79,7 +80,8 @@ void ClassificationOutput::post (GstElement *element, GstBuffer *buf, const GstS
     times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
     times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
   }
-  GstStructure *s = result_structure (meta_results_.data (), guint (meta_results_.size ()), times, backend_);
+  GstStructure *s =
+      result_structure (meta_results_.data (), guint (meta_results_.size ()), times, backend_, dla_core_);
   gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element), s));
 }
 

@@ -18,15 +18,14 @@ class ClassificationOutput {
  public:
   /* start: the label quark of each of `classes` classes, and who produced the results. With 0
    * classes (a model run for its tensors only) nothing is classified, attached or posted. */
-  void prepare (const std::vector<std::string> &labels, int classes, GQuark element, GQuark backend,
-                int dla_core);
+  void prepare (const std::vector<std::string> &labels, int classes, GQuark element, GQuark backend);
   void clear ();
 
   /* An inferred frame: the results from the padded host copy `data` of the class vector (laid out
    * as `view`), or, when not null, from its `scores` the GPU de-padded (raw tensors on: the same
-   * values, docs/tensors.md 4). */
+   * values, docs/tensors.md 4); DLA core `dla_core` produced them (carried frames name it too). */
   void classify (const tensor::View &view, const void *data, const float *scores,
-                 const postprocess::Params &params);
+                 const postprocess::Params &params, int dla_core);
   /* Puts the current results on `buf` (carried: the last results on a frame not inferred, `age`
    * frames old). */
   void attach (GstObject *element, GstBuffer *buf, bool carried, guint age);

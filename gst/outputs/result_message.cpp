@@ -12,7 +12,7 @@ void append (GValue *array, GValue *item)
 }  // namespace
 
 GstStructure *result_structure (const GstDlaClassification *results, guint n, const FrameTimes &times,
-                                GQuark backend)
+                                GQuark backend, int dla_core)
 {
   GValue ids = G_VALUE_INIT, labels = G_VALUE_INIT, confidences = G_VALUE_INIT;
   g_value_init (&ids, GST_TYPE_ARRAY);
@@ -34,7 +34,7 @@ GstStructure *result_structure (const GstDlaClassification *results, guint n, co
       kResultMessageName, "timestamp", G_TYPE_UINT64, guint64 (times.timestamp), "stream-time", G_TYPE_UINT64,
       guint64 (times.stream_time), "running-time", G_TYPE_UINT64, guint64 (times.running_time), "duration",
       G_TYPE_UINT64, guint64 (times.duration), "backend", G_TYPE_STRING,
-      backend ? g_quark_to_string (backend) : "", nullptr);
+      backend ? g_quark_to_string (backend) : "", "dla-core", G_TYPE_INT, dla_core, nullptr);
   gst_structure_take_value (s, "class-ids", &ids);
   gst_structure_take_value (s, "labels", &labels);
   gst_structure_take_value (s, "confidences", &confidences);

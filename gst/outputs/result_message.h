@@ -19,9 +19,10 @@ struct FrameTimes {
 };
 
 /* "dlainfer-result, timestamp=(guint64), stream-time=(guint64), running-time=(guint64),
- * duration=(guint64), backend=(string), class-ids=(int)<...>, labels=(string)<...>,
- * confidences=(float)<...>": the results in their order (best first). */
+ * duration=(guint64), backend=(string), dla-core=(int), class-ids=(int)<...>, labels=(string)<...>,
+ * confidences=(float)<...>": the results in their order (best first); dla-core: the core that
+ * produced them (-1: unknown). */
 GstStructure *result_structure (const GstDlaClassification *results, guint n, const FrameTimes &times,
-                                GQuark backend);
+                                GQuark backend, int dla_core = -1);
 
 }  // namespace dlainfer

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,14 @@ struct Result {
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
+  /* Per DLA core, over the timed frames (stats' cores): tasks, and busy ms (their DLA time). */
+  std::map<int, guint64> core_tasks;
+  std::map<int, double> core_busy_ms;
+  /* The share of the wall time core `c` was busy (0 when it ran nothing). */
+  double core_busy (int c) const
+  {
+    return wall_s > 0 && core_busy_ms.count (c) ? core_busy_ms.at (c) * 1e-3 / wall_s : 0;
+  }
   std::string error;
   double fps () const { return wall_s > 0 ? frames / wall_s : 0; }
   double wall_us () const { return frames ? 1e6 * wall_s / frames : 0; }
@@ -170,6 +179,8 @@ inline double swdla_submit_cpu_seconds ()
 struct StageMeans {
   double mean[3] = {-1, -1, -1}; /* preprocess, dla, postprocess (ms) */
   guint64 count[3] = {0, 0, 0};
+  std::map<int, guint64> core_tasks; /* stats' cores */
+  std::map<int, double> core_busy_ms;
 };
 
 inline StageMeans stage_means (GstElement *infer)
@@ -186,6 +197,14 @@ inline StageMeans stage_means (GstElement *infer)
   for (int i = 0; i < 3; ++i) {
     gst_structure_get_double (stats, names[i][0], &m.mean[i]);
     gst_structure_get_uint64 (stats, names[i][1], &m.count[i]);
+  }
+  const GValue *cores = gst_structure_get_value (stats, "cores");
+  for (guint i = 0; cores && GST_VALUE_HOLDS_ARRAY (cores) && i < gst_value_array_get_size (cores); ++i) {
+    const GstStructure *c = gst_value_get_structure (gst_value_array_get_value (cores, i));
+    int core = -1;
+    gst_structure_get_int (c, "core", &core);
+    gst_structure_get_uint64 (c, "tasks", &m.core_tasks[core]);
+    gst_structure_get_double (c, "busy-ms", &m.core_busy_ms[core]);
   }
   gst_structure_free (stats);
   return m;
@@ -299,6 +318,10 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     r.preprocess_ms = window_mean (p.at_warmup, end, 0);
     r.dla_ms = window_mean (p.at_warmup, end, 1);
     r.postprocess_ms = window_mean (p.at_warmup, end, 2);
+    for (const auto &c : end.core_tasks) {
+      r.core_tasks[c.first] = c.second - p.at_warmup.core_tasks[c.first];
+      r.core_busy_ms[c.first] = end.core_busy_ms.at (c.first) - p.at_warmup.core_busy_ms[c.first];
+    }
     GstStructure *stats = nullptr;
     g_object_get (p.infer, "stats", &stats, nullptr);
     if (stats) {

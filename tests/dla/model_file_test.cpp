@@ -224,6 +224,22 @@ TEST (EngineOpen, SettingsOutOfRange)
   EXPECT_EQ (e, nullptr);
 }
 
+/* dla-core: a core from 0, or -1 (dla::kEveryCore) for every core; below that is refused naming
+ * both meanings, before the file is read. */
+TEST (EngineOpen, CoreBelowEveryCoreRefused)
+{
+  std::unique_ptr<dla::Engine> e;
+  dla::EngineConfig cfg;
+  cfg.model_path = "/nonexistent";
+  cfg.dla_core = -2;
+  const dla::Status st = dla::Engine::Open (cfg, &e);
+  EXPECT_EQ (st.code, dla::Code::kSettings);
+  for (const char *needle : {"DLA core -2", "cores count from 0", "-1 runs every core"})
+    EXPECT_NE (st.message.find (needle), std::string::npos) << needle << " missing from: " << st.message;
+  cfg.dla_core = dla::kEveryCore;
+  EXPECT_EQ (dla::Engine::Open (cfg, &e).code, dla::Code::kNotFound) << "-1 passes the settings check";
+}
+
 TEST (EngineOpen, FileErrorsComeFirst)
 {
   std::unique_ptr<dla::Engine> e;

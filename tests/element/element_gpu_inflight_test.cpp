@@ -34,39 +34,14 @@ class Inflight : public testing::Test {
   }
 };
 
-/* swdla settings for the scope of a test (swdla reads them at each use). */
-class SwdlaEnv {
- public:
-  SwdlaEnv (std::initializer_list<std::pair<const char *, std::string>> vars)
-  {
-    for (const auto &v : vars) {
-      g_setenv (v.first, v.second.c_str (), TRUE);
-      names_.push_back (v.first);
-    }
-  }
-  ~SwdlaEnv ()
-  {
-    for (const char *n : names_)
-      g_unsetenv (n);
-  }
-
- private:
-  std::vector<const char *> names_;
-};
-
 std::string infer (const std::string &extra = "")
 {
   return "dlainfer name=infer model=" + model ("colours") + " labels=" + labels_of ("colours") + " " + extra;
 }
 
-/* Frame i: colour i % 8, PTS i frames of 30 fps, offset i. */
 GstBuffer *coloured (guint64 i)
 {
-  const uint32_t rgb = kColours[i % 8].rgb;
-  GstBuffer *buf = rgba_frame (
-      kW, kH, [rgb] (int, int) { return rgb; }, GST_SECOND * i / 30);
-  GST_BUFFER_OFFSET (buf) = i;
-  return buf;
+  return coloured_frame (i, kW, kH);
 }
 
 /* Copies of the 8 coloured frames, restamped: cheaper than painting 10 000. */

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bus_error.h"
@@ -91,6 +93,36 @@ class Pipeline {
 
 /* An RGBA frame of w x h whose pixel (x, y) is fill(x, y) (0xRRGGBB). */
 GstBuffer *rgba_frame (int w, int h, const std::function<uint32_t (int, int)> &fill, GstClockTime pts = 0);
+
+/* swdla settings for the scope of a test (swdla reads them at each use). */
+class SwdlaEnv {
+ public:
+  SwdlaEnv (std::initializer_list<std::pair<const char *, std::string>> vars)
+  {
+    for (const auto &v : vars) {
+      g_setenv (v.first, v.second.c_str (), TRUE);
+      names_.push_back (v.first);
+    }
+  }
+  ~SwdlaEnv ()
+  {
+    for (const char *n : names_)
+      g_unsetenv (n);
+  }
+
+ private:
+  std::vector<const char *> names_;
+};
+
+/* Frame i of w x h: colour i % 8 (kColours) all over, PTS i frames of 30 fps, offset i. */
+inline GstBuffer *coloured_frame (guint64 i, int w, int h)
+{
+  const uint32_t rgb = kColours[i % 8].rgb;
+  GstBuffer *buf = rgba_frame (
+      w, h, [rgb] (int, int) { return rgb; }, GST_SECOND * i / 30);
+  GST_BUFFER_OFFSET (buf) = i;
+  return buf;
+}
 
 /* Runs `desc` to PAUSED and returns the first error (the pipeline ends in NULL). */
 BusError start_error (const std::string &desc);

@@ -109,7 +109,7 @@ struct PropCase {
 const PropCase kProps[] = {
     {"model", G_TYPE_STRING, "<null>", true, nullptr, nullptr},
     {"labels", G_TYPE_STRING, "<null>", true, nullptr, nullptr},
-    {"dla-core", G_TYPE_INT, "0", true, "0", "15"},
+    {"dla-core", G_TYPE_INT, "0", true, "-1", "15"}, /* -1: every core */
     {"cuda-device-id", G_TYPE_INT, "-1", true, "-1", "2147483647"},
     {"task-timeout", G_TYPE_UINT, "5000", true, "1", "1000000"},
     /* DLA task slots: dla::kMaxSlots at most; 2 by default (one running, one queued). */
@@ -292,7 +292,7 @@ TEST (Properties, RangesRefused)
     const char *name, *bad, *kept;
   } cases[] = {
       {"dla-core", "16", "0"},
-      {"dla-core", "-1", "0"},
+      {"dla-core", "-2", "0"},
       {"cuda-device-id", "-2", "-1"},
       {"task-timeout", "0", "5000"},
       {"task-timeout", "1000001", "5000"},

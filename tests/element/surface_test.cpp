@@ -90,6 +90,42 @@ TEST (Stats, CountsMeansAndMaxima)
   gst_structure_free (s);
 }
 
+/* `cores`: one "dla-core" structure per core the model runs on, in core order, with this
+ * element's tasks there and their busy time; frames without a core count nowhere; reset empties it. */
+TEST (Stats, PerCoreTasksAndBusyTime)
+{
+  dlainfer::Stats stats;
+  stats.set_cores ({1, 0});
+  stats.inferred (1.f, 2.f, 0.1f, 3.f, false, 0, 2.f);
+  stats.inferred (1.f, -1.f, 0.1f, 3.f, false, 1, 1.5f);
+  stats.inferred (1.f, -1.f, 0.1f, 3.f, false, 1, 1.5f);
+  stats.inferred (1.f, -1.f, 0.1f, 3.f, false, 1, -1.f); /* no busy time known: a task, no time */
+  stats.inferred (1.f, -1.f, 0.1f, 3.f, false);          /* no core */
+  GstStructure *s = stats.to_structure ();
+  const GValue *cores = gst_structure_get_value (s, "cores");
+  ASSERT_NE (cores, nullptr);
+  ASSERT_TRUE (GST_VALUE_HOLDS_ARRAY (cores));
+  ASSERT_EQ (gst_value_array_get_size (cores), 2u);
+  const double busy[2] = {2.0, 3.0};
+  const guint64 tasks[2] = {1, 3};
+  for (guint i = 0; i < 2; ++i) {
+    const GstStructure *c = gst_value_get_structure (gst_value_array_get_value (cores, i));
+    EXPECT_STREQ (gst_structure_get_name (c), "dla-core");
+    int core = -1;
+    EXPECT_TRUE (gst_structure_get_int (c, "core", &core));
+    EXPECT_EQ (core, int (i)) << "in core order";
+    EXPECT_EQ (u64 (c, "tasks"), tasks[i]) << "core " << i;
+    EXPECT_NEAR (dbl (c, "busy-ms"), busy[i], 1e-6) << "core " << i;
+  }
+  EXPECT_EQ (u64 (s, "inferences"), 5u);
+  gst_structure_free (s);
+  stats.reset ();
+  s = stats.to_structure ();
+  EXPECT_EQ (gst_value_array_get_size (gst_structure_get_value (s, "cores")), 0u)
+      << "reset forgets the cores";
+  gst_structure_free (s);
+}
+
 /* interval N: frames 0, N+1, 2(N+1)... run the model; the others are 1..N frames old. */
 TEST (Interval, EveryNPlusOnethFrame)
 {
@@ -134,8 +170,11 @@ TEST (ResultMessage, Contents)
   t.running_time = 2 * GST_SECOND;
   t.stream_time = 3 * GST_SECOND;
   t.duration = GST_SECOND / 30;
-  GstStructure *s = dlainfer::result_structure (r, 3, t, g_quark_from_string ("swdla"));
+  GstStructure *s = dlainfer::result_structure (r, 3, t, g_quark_from_string ("swdla"), 1);
   EXPECT_TRUE (gst_structure_has_name (s, "dlainfer-result"));
+  gint core = -1;
+  EXPECT_TRUE (gst_structure_get_int (s, "dla-core", &core));
+  EXPECT_EQ (core, 1) << "the core that produced the results";
   EXPECT_EQ (u64 (s, "timestamp"), 3 * GST_SECOND);
   EXPECT_EQ (u64 (s, "running-time"), 2 * GST_SECOND);
   EXPECT_EQ (u64 (s, "stream-time"), 3 * GST_SECOND);
@@ -167,6 +206,9 @@ TEST (ResultMessage, EmptyAndUntimed)
   EXPECT_EQ (u64 (s, "timestamp"), GST_CLOCK_TIME_NONE);
   EXPECT_EQ (gst_value_array_get_size (gst_structure_get_value (s, "labels")), 0u);
   EXPECT_STREQ (gst_structure_get_string (s, "backend"), "");
+  gint core = 0;
+  EXPECT_TRUE (gst_structure_get_int (s, "dla-core", &core));
+  EXPECT_EQ (core, -1) << "unknown";
   gst_structure_free (s);
 }
 
@@ -210,6 +252,7 @@ TEST (ModelInfo, Structure)
   d.library = "/x/libcudla.so.1";
   d.description = "backend=swdla ...";
   d.dla_core = 1;
+  d.dla_cores = {1};
   d.cuda_device = 0;
   d.classes = 8;
   d.labels = 8;
@@ -232,6 +275,10 @@ TEST (ModelInfo, Structure)
   EXPECT_EQ (classes, 8);
   EXPECT_EQ (labels, 8);
   EXPECT_EQ (device, 0);
+  const GValue *cores = gst_structure_get_value (s, "dla-cores");
+  ASSERT_TRUE (cores && GST_VALUE_HOLDS_ARRAY (cores)) << "the cores the model is loaded on";
+  ASSERT_EQ (gst_value_array_get_size (cores), 1u);
+  EXPECT_EQ (g_value_get_int (gst_value_array_get_value (cores, 0)), 1);
   /* The .modelinfo read, and where each setting came from. */
   EXPECT_STREQ (gst_structure_get_string (s, "modelinfo"), "/models/colours.modelinfo");
   const GValue *src = gst_structure_get_value (s, "settings-source");
