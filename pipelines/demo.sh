@@ -31,7 +31,7 @@ if [ "${DEMO_SKIP_SETUP:-0}" != 1 ]; then
   echo "demo: building into ${BUILD_DIR:-build} (log: $log)"
   targets=(gst/libgstdlainfer.so pipelines/dlainfer-demo pipelines/cuda-probe)
   [ -n "${MODEL:-}" ] || targets+=(tests/swdla/libcudla.so.1 tests/swdla/swdla-models.stamp)
-  if ! { [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD"; } >"$log" 2>&1 \
+  if ! { [ -f "$BUILD/build.ninja" ] || bash tools/setup-build.sh "$BUILD"; } >"$log" 2>&1 \
      || ! ninja -C "$BUILD" "${targets[@]}" >>"$log" 2>&1; then
     tail -n 30 "$log"
     echo "demo: the build failed (full log: $log)"

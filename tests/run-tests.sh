@@ -7,6 +7,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash .ci/install-deps.sh
 export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${BUILD_DIR:-build}
-[ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" >/dev/null
+[ -f "$BUILD/build.ninja" ] || bash tools/setup-build.sh "$BUILD" >/dev/null
 ninja -C "$BUILD"
 meson test -C "$BUILD" --print-errorlogs "$@"

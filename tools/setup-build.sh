@@ -1,0 +1,18 @@
+#!/bin/bash
+# setup-build.sh BUILD_DIR [MESON_ARGS...]: `meson setup`, with nvcc through tools/nvcc-deps when
+# Meson is older than 1.4 (Debian 12 has 1.0.1), so that a changed header rebuilds the .cu objects
+# that include it (mesonbuild/meson#11969). The native file goes into the build directory: Meson
+# reads it again whenever it regenerates.
+set -euo pipefail
+build=$1
+shift
+tools=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+args=()
+v=$(meson --version)
+if [ "$v" != 1.4.0 ] && [ "$(printf "%s\n1.4.0\n" "$v" | sort -V | head -1)" = "$v" ]; then
+  mkdir -p "$build"
+  printf "# tools/setup-build.sh: nvcc with header dependencies (tools/nvcc-deps says why)\n[binaries]\ncuda = '%s'\n" \
+    "$tools/nvcc-deps" > "$build/nvcc-deps.ini"
+  args=(--native-file "$build/nvcc-deps.ini")
+fi
+exec meson setup "${args[@]}" "$build" "$@"
