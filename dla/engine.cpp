@@ -285,8 +285,7 @@ Status Engine::submit (const Task &task, void *input_ready)
   ScopedContext scope (primary_context ());
   void *stream = q->stream ();
   int err = cudaSuccess;
-  const cudlaStatus cs =
-      s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err);
+  const cudlaStatus cs = s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err);
   if (cs != cudlaSuccess) {
     q->ring.ended (local);
     impl_->scheduler->dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
