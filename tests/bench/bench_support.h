@@ -140,7 +140,8 @@ struct Result {
   double wall_s = 0, cpu_s = 0;
   double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
   double streaming_cpu_s = 0; /* of cpu_s, the thread that pushes into fakesink (dlainfer: its src task) */
-  guint64 with_meta = 0;      /* timed frames that left with a classification meta */
+  std::map<std::string, double> thread_cpu_s; /* of cpu_s, by thread name (cpu_seconds_by_thread) */
+  guint64 with_meta = 0;                      /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
@@ -240,6 +241,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     guint64 seen = 0, warmup = 0, n = 0, with_meta = 0, period = 10000;
     gint64 t0 = 0, t1 = 0;
     double c0 = 0, c1 = 0, s0 = 0, s1 = 0, th0 = 0, th1 = 0;
+    std::map<std::string, double> by_thread0, by_thread1;
     const std::function<void (guint64)> *every = nullptr;
     GstElement *infer = nullptr;
     StageMeans at_warmup;
@@ -259,6 +261,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
           ++p->with_meta;
         if (i == p->warmup) {
           p->at_warmup = stage_means (p->infer);
+          p->by_thread0 = cpu_seconds_by_thread ();
           p->c0 = cpu_seconds ();
           p->s0 = swdla_submit_cpu_seconds ();
           p->th0 = thread_cpu_seconds ();
@@ -268,6 +271,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
           p->s1 = swdla_submit_cpu_seconds ();
           p->th1 = thread_cpu_seconds ();
           p->c1 = cpu_seconds ();
+          p->by_thread1 = cpu_seconds_by_thread ();
         }
         if (i > p->warmup && (i - p->warmup) % p->period == 0 && *p->every)
           (*p->every) (i - p->warmup);
@@ -340,6 +344,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   r.frames = n;
   r.wall_s = (p.t1 - p.t0) / 1e6;
   r.cpu_s = p.c1 - p.c0;
+  for (const auto &[name, s] : p.by_thread1)
+    r.thread_cpu_s[name] = s - (p.by_thread0.count (name) ? p.by_thread0.at (name) : 0.0);
   r.swdla_cpu_s = p.s1 - p.s0;
   r.streaming_cpu_s = p.th1 - p.th0;
   r.with_meta = p.with_meta;

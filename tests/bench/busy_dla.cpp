@@ -107,6 +107,25 @@ void print_rows (const std::vector<Row> &rows)
   }
 }
 
+/* Where the CPU per frame goes, by thread (the default rows): which of it is the element's. */
+void print_threads (const std::vector<Row> &rows)
+{
+  std::printf (
+      "\nCPU us per frame by thread (default max-in-flight; appsrc's thread src:src runs the element's\n"
+      "submit and swdla's cudlaSubmitTask, infer:src the element's src task and fakesink; threads under 1 "
+      "us\n"
+      "left out):\n");
+  for (const Row &row : rows) {
+    if (row.c.max_in_flight || !row.r.frames)
+      continue;
+    std::printf ("%d us%s:", row.c.service_us, row.c.costly ? " (submit 20 us, jitter 20 %)" : "");
+    for (const auto &[name, s] : row.r.thread_cpu_s)
+      if (1e6 * s / row.r.frames >= 1.0)
+        std::printf (" %s %.1f,", name.c_str (), 1e6 * s / row.r.frames);
+    std::printf ("\n");
+  }
+}
+
 }  // namespace
 
 TEST (BusyDla, OneCoreDefaultAndOneInFlight)
@@ -145,6 +164,7 @@ TEST (BusyDla, OneCoreDefaultAndOneInFlight)
           row.c.service_us, row.c.max_in_flight ? "1" : "default",
           row.c.costly ? " (submit 20 us, jitter 20 %)" : "", 1000 * row.r.dla_ms,
           1000 * row.r.preprocess_ms);
+  print_threads (rows);
   std::printf (
       "\nfps / (1/service) uses the nominal service time. DLA busy = frames x the DLA task's measured time\n"
       "(CUDA events, 1 task in 32, warm-up excluded) / wall time. CPU us/frame is the whole process's;\n"
