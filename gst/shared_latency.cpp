@@ -38,7 +38,8 @@ void gst_dla_infer_announce_latency (GstDlaInfer *self, nanoseconds took)
   engine.watch_sharers ([&now] (int in_flight, int) { now = in_flight; }); /* now: the total */
   latency.reset (base (now));
   engine.watch_sharers ([&latency, base] (int in_flight, int) { latency.rebase (base (in_flight)); });
-  GST_INFO_OBJECT (self, "warm-up task: %.3f ms; announcing %.3f ms as the element's latency (%d task(s) in "
+  GST_INFO_OBJECT (self,
+                   "warm-up task: %.3f ms; announcing %.3f ms as the element's latency (%d task(s) in "
                    "flight at most over %d core(s))",
                    std::chrono::duration<double, std::milli> (took).count (),
                    std::chrono::duration<double, std::milli> (latency.announced ()).count (), now,
