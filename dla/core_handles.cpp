@@ -9,11 +9,11 @@ std::string handle_limit_remedy ()
          "handle per core) by setting the same model-instance-id";
 }
 
-std::string handle_limit_today ()
+std::string handle_limit_cudla ()
 {
-  return "at most " + std::to_string (kHandlesPerCore) +
-         " device handles per DLA core (one per dlainfer element, and per other cuDLA user): run fewer "
-         "elements on this core, or put some on the other core (dla-core)";
+  return handle_limit_remedy () +
+         " (other cuDLA users in the process count too); or run fewer elements on this core, or put some "
+         "on the other core (dla-core)";
 }
 
 void CoreHandles::GiveBack::operator() (State *s) const noexcept

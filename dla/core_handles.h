@@ -5,8 +5,8 @@
  *
  * It counts only what reserves through it: cuDLA's own refusal (cudlaErrorOutOfResources from
  * cudlaCreateDevice, dla/device.cpp, with the same remedy) stays the authority, e.g. for handles
- * that TensorRT or another library holds in this process. Thread-safe. Not wired into the engine
- * yet (docs/architecture.md 8). */
+ * that TensorRT or another library holds in this process. Thread-safe. dla::LoadedModel reserves
+ * one per core it opens (docs/architecture.md 8). */
 #pragma once
 
 #include <map>
@@ -23,9 +23,9 @@ constexpr int kHandlesPerCore = 16;
 
 /* What to do about a core without a handle left: ends our refusal and cuDLA's. */
 std::string handle_limit_remedy ();
-/* What cuDLA's own refusal tells users until elements can share an engine (model-instance-id is
- * not an element property yet): the limit, and fewer elements per core. */
-std::string handle_limit_today ();
+/* What cuDLA's own refusal tells users (its handles count every cuDLA user of the process, not
+ * only ours): the limit, model-instance-id, and fewer elements per core. */
+std::string handle_limit_cudla ();
 
 class CoreHandles {
   struct State {

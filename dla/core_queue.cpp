@@ -26,27 +26,16 @@ CoreQueue::~CoreQueue ()
     ScopedContext scope (device_->context ().handle ());
     if (stream_.get ())
       cudaStreamSynchronize (static_cast<cudaStream_t> (stream_.get ()));
-    slots_.clear ();
     stream_.reset ();
   }
-  slots_.clear ();
   module_.reset ();
   device_.reset ();
 }
 
-Status CoreQueue::make_slots (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
-                              int count, int first)
+Status CoreQueue::make_stream ()
 {
   ScopedContext scope (device_->context ().handle ());
-  Status st = CudaStream::Create (&stream_);
-  for (int i = 0; st.ok () && i < count; ++i) {
-    std::unique_ptr<TaskSlot> s;
-    st = TaskSlot::Create (device_, module_.handle (), inputs, outputs, first + i, &s);
-    if (st.ok ())
-      slots_.push_back (std::move (s));
-  }
-  ring = SlotRing (int (slots_.size ()));
-  return st;
+  return CudaStream::Create (&stream_);
 }
 
 }  // namespace dla

@@ -1,10 +1,11 @@
-/* gst-dlainfer: one DLA core of an engine (issue #23): its device handle, the loadable loaded on
- * it, its own CUDA stream (two cores' tasks run at once only on two streams), its ring of task
- * slots, and when the tasks queued on it are expected to end. An engine runs on one or on every
- * core (engine.h), one CoreQueue each; the engine's mutex guards them.
+/* gst-dlainfer: one DLA core of a loaded model (issue #23): its device handle, the loadable loaded
+ * on it, its own CUDA stream (two cores' tasks run at once only on two streams; every sharer's
+ * tasks on the core queue on this one, in submit order), and when the tasks queued on it are
+ * expected to end. A model is loaded on one or on every core (loaded_model.h), one CoreQueue each;
+ * the model's mutex guards them. The task slots are each engine's own (engine.h).
  *
- * Slots are numbered across the engine: core index x slots per core + the slot on the core, so the
- * caller sees one slot number and never a core. */
+ * An engine's slots are numbered across its cores: core index x slots per core + the slot on the
+ * core, so the caller sees one slot number and never a core. */
 #pragma once
 
 #include <chrono>
@@ -45,33 +46,29 @@ constexpr int kMaxCores = 16;
 class CoreQueue {
  public:
   /* Opens DLA core `core`: the handle, cuDLA's task timeout, the loadable `bytes` (`origin`: its
-   * file, for messages). The slots come once the tensors are known (make_slots). */
+   * file, for messages). */
   static Status Open (const std::shared_ptr<const Library> &lib, int cuda_device, int core,
                       uint32_t task_timeout_ms, const std::vector<uint8_t> &bytes, const std::string &origin,
                       std::unique_ptr<CoreQueue> *out);
-  /* Teardown order (docs/cudla.md 4.6): stream idle -> the slots' tensors -> the stream -> the
-   * module -> the handle. */
+  /* Teardown order (docs/cudla.md 4.6): stream idle -> the stream -> the module -> the handle. The
+   * engines' slots (their tensors) went before, with the engines. */
   ~CoreQueue ();
   CoreQueue (const CoreQueue &) = delete;
   CoreQueue &operator= (const CoreQueue &) = delete;
 
-  /* The stream and `count` slots of `inputs`/`outputs`; `first` is the first slot's engine-wide
-   * number (in the tensors' names). */
-  Status make_slots (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs, int count,
-                     int first);
+  /* The core's stream. */
+  Status make_stream ();
 
   const Device &device () const { return *device_; }
+  const std::shared_ptr<const Device> &device_ptr () const { return device_; }
   const Module &module () const { return module_; }
   int core () const { return device_->core (); }
   void *stream () const { return stream_.get (); } /* cudaStream_t */
-  TaskSlot &slot (int local) { return *slots_[size_t (local)]; }
-  const TaskSlot &slot (int local) const { return *slots_[size_t (local)]; }
-
-  SlotRing ring;
   /* When the DLA core is expected to have ended every task acquired on it so far: where a new
    * task's wait counts its alarm from (completion_wait.h). */
   std::chrono::steady_clock::time_point queue_end{};
   uint64_t tasks_ended = 0; /* tasks seen ending well (the first teaches the scheduler nothing) */
+  int busy = 0;             /* tasks acquired or in flight on the core, every sharer's */
 
  private:
   CoreQueue () = default;
@@ -79,7 +76,6 @@ class CoreQueue {
   std::shared_ptr<const Device> device_;
   Module module_;
   CudaStream stream_;
-  std::vector<std::unique_ptr<TaskSlot>> slots_;
 };
 
 }  // namespace dla

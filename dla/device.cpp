@@ -59,7 +59,7 @@ Status create_device_error (cudlaStatus s, int core, const std::string &refusal_
       cudla_call_failed ("cudlaCreateDevice", s) + refusal_detail + " (DLA core " + std::to_string (core) +
           ", hybrid mode)" +
           (s == cudlaErrorUnsupportedOperation ? ": hybrid mode needs the Jetson's integrated GPU" : "") +
-          (s == cudlaErrorOutOfResources ? ": " + handle_limit_today () : ""));
+          (s == cudlaErrorOutOfResources ? ": " + handle_limit_cudla () : ""));
 }
 
 Status Device::Open (std::shared_ptr<const Library> lib, int cuda_device, int core,

@@ -8,142 +8,122 @@
 #include "dla/cuda_resources.h"
 #include "dla/device.h"
 #include "dla/fatal.h"
-#include "dla/model_file.h"
 #include "dla/module.h"
 #include "dla/primary_context.h"
 #include "dla/status_names.h"
 
 namespace dla {
 
-struct Engine::Impl {
-  std::shared_ptr<const Library> lib;
-  std::vector<std::unique_ptr<CoreQueue>> cores; /* index i: cores[i]->core () */
-  std::unique_ptr<CoreScheduler> scheduler;
+/* This engine's slots on one core of the model. */
+struct CoreSlots {
+  SlotRing ring;
+  std::vector<std::unique_ptr<TaskSlot>> slots;
 };
 
-Engine::Engine () : impl_ (new Impl ()) {}
+struct Engine::Impl {
+  std::vector<CoreSlots> cores; /* index i: the model's core i */
+};
 
-Engine::~Engine ()
+Engine::Engine (std::shared_ptr<LoadedModel> model)
+    : model_ (std::move (model)),
+      impl_ (new Impl ()),
+      inputs_ (model_->inputs ()),
+      outputs_ (model_->outputs ()),
+      mutex_ (model_->mutex ())
 {
-  /* Each core tears down in its own order (core_queue.h); the library goes last. */
-  impl_->cores.clear ();
-  impl_->lib.reset ();
 }
 
-namespace {
+/* Our tasks still queued end before their tensors go (the model's stream goes on with the other
+ * sharers' tasks); the slots are unregistered under the model's mutex, as every cuDLA call on its
+ * handles; a task picked and never seen ending leaves the scheduler's count. */
+Engine::~Engine ()
+{
+  if (sharer_)
+    model_->leave (sharer_);
+  ScopedContext scope (primary_context ());
+  for (CoreSlots &c : impl_->cores)
+    for (int i = 0; i < c.ring.size (); ++i)
+      if (c.ring.state (i) == SlotRing::State::kSubmitted)
+        cudaEventSynchronize (static_cast<cudaEvent_t> (c.slots[size_t (i)]->end_event ()));
+  std::lock_guard<std::mutex> lock (mutex_);
+  for (size_t ci = 0; ci < impl_->cores.size (); ++ci) {
+    CoreSlots &c = impl_->cores[ci];
+    for (int i = 0; i < c.ring.size (); ++i)
+      if (c.ring.state (i) != SlotRing::State::kFree) {
+        model_->scheduler ().dropped (int (ci));
+        --model_->core (int (ci)).busy;
+      }
+    c.slots.clear ();
+  }
+}
 
-Status check_config (const EngineConfig &cfg)
+Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
+{
+  if (cfg.num_slots < 1 || cfg.num_slots > kMaxSlots) /* before the model is loaded */
+    return Share (nullptr, cfg, out);
+  std::shared_ptr<LoadedModel> model;
+  const Status st = LoadedModel::Open (cfg, &model);
+  return st.ok () ? Share (std::move (model), cfg, out) : st;
+}
+
+Status Engine::Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cfg,
+                      std::unique_ptr<Engine> *out)
 {
   if (cfg.num_slots < 1 || cfg.num_slots > kMaxSlots)
     return Status::Error (Code::kSettings, "number of slots " + std::to_string (cfg.num_slots) +
                                                " is out of range 1.." + std::to_string (kMaxSlots));
-  if (cfg.task_timeout_ms < kMinTaskTimeoutMs || cfg.task_timeout_ms > kMaxTaskTimeoutMs)
-    return Status::Error (Code::kSettings, "task timeout " + std::to_string (cfg.task_timeout_ms) +
-                                               " ms is out of range: cuDLA takes " +
-                                               std::to_string (kMinTaskTimeoutMs) + ".." +
-                                               std::to_string (kMaxTaskTimeoutMs) + " ms");
-  if (cfg.dla_core < kEveryCore)
-    return Status::Error (Code::kSettings, "DLA core " + std::to_string (cfg.dla_core) +
-                                               " is invalid: cores count from 0, and -1 runs every core");
-  if (cfg.cuda_device < 0)
-    return Status::Error (Code::kSettings, "CUDA device " + std::to_string (cfg.cuda_device) + " is invalid");
-  return Status::Ok ();
-}
-
-}  // namespace
-
-Status Engine::Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out)
-{
-  Status st = check_config (cfg);
-  if (!st.ok ())
+  if (!model)
+    return Status::Error (Code::kInit, "no loaded model to share");
+  Status st;
+  if (cfg.accept_tensors && !(st = cfg.accept_tensors (model->inputs (), model->outputs ())).ok ())
     return st;
-  /* The file first: its errors are the commonest and need no DLA. */
-  std::vector<uint8_t> bytes;
-  if (!(st = read_model_file (cfg.model_path, &bytes)).ok ())
-    return st;
-  const ModelKind kind = model_kind (bytes.data (), bytes.size ());
-  if (kind == ModelKind::kUnknown || kind == ModelKind::kTensorRtEngine)
-    return check_model_for_backend (bytes.data (), bytes.size (), "dla", cfg.model_path);
-
-  std::unique_ptr<Engine> e (new Engine ());
-  e->cfg_ = cfg;
-  Impl &im = *e->impl_;
-  if (!(st = Library::Load (&im.lib)).ok () ||
-      !(st = check_model_for_backend (bytes.data (), bytes.size (), im.lib->backend (), cfg.model_path))
-           .ok () ||
-      !(st = e->open_cores (bytes)).ok () || !(st = e->map_tensors ()).ok ())
-    return st;
-  if (cfg.accept_tensors && !(st = cfg.accept_tensors (e->inputs_, e->outputs_)).ok ())
-    return st;
+  std::unique_ptr<Engine> e (new Engine (std::move (model)));
+  e->cfg_ = e->model_->config ();
+  e->cfg_.num_slots = cfg.num_slots;
+  e->cfg_.user = cfg.user;
   if (!(st = e->make_slots ()).ok ())
     return st;
+  e->sharer_ = e->model_->join (cfg.num_slots);
   *out = std::move (e);
   return Status::Ok ();
 }
 
-/* One core, or every core cudlaDeviceGetCount reports, each with the same loadable. A core that
- * refuses it ends the open naming the core: never a silent fallback to fewer cores. */
-Status Engine::open_cores (const std::vector<uint8_t> &bytes)
-{
-  Impl &im = *impl_;
-  const bool every = cfg_.dla_core == kEveryCore;
-  int count = 1;
-  for (int i = 0; i < count; ++i) {
-    const int core = every ? i : cfg_.dla_core;
-    std::unique_ptr<CoreQueue> q;
-    const Status st =
-        CoreQueue::Open (im.lib, cfg_.cuda_device, core, cfg_.task_timeout_ms, bytes, cfg_.model_path, &q);
-    if (!st.ok ())
-      return every ? Status::Error (st.code, "dla-core=-1 runs the model on every DLA core, and core " +
-                                                 std::to_string (core) + " refused it: " + st.message +
-                                                 "; set dla-core to one core that takes it")
-                   : st;
-    if (every && i == 0)
-      count = int (std::min<uint64_t> (q->device ().core_count (), kMaxCores));
-    im.cores.push_back (std::move (q));
-  }
-  im.scheduler.reset (new CoreScheduler (count));
-  return Status::Ok ();
-}
-
-/* The same loadable on every core: its tensors are read from the first. */
-Status Engine::map_tensors ()
-{
-  const Module &module = impl_->cores[0]->module ();
-  Status st;
-  for (const auto &d : module.inputs ()) {
-    TensorInfo t;
-    if (!(st = map_descriptor (d, Direction::kInput, &t)).ok ())
-      return st;
-    inputs_.push_back (std::move (t));
-  }
-  for (const auto &d : module.outputs ()) {
-    TensorInfo t;
-    if (!(st = map_descriptor (d, Direction::kOutput, &t)).ok ())
-      return st;
-    outputs_.push_back (std::move (t));
-  }
-  return Status::Ok ();
-}
-
-/* num_slots on each core: the scheduler may send every task in flight to one core. */
+/* num_slots on each core: the scheduler may send every task in flight to one core. Registered on
+ * the model's handles under its mutex: other sharers may be submitting. */
 Status Engine::make_slots ()
 {
-  Status st;
-  for (size_t i = 0; st.ok () && i < impl_->cores.size (); ++i)
-    st = impl_->cores[i]->make_slots (inputs_, outputs_, cfg_.num_slots,
-                                      engine_slot (int (i), 0, cfg_.num_slots));
-  return st;
+  ScopedContext scope (primary_context ());
+  std::lock_guard<std::mutex> lock (mutex_);
+  impl_->cores.resize (size_t (model_->cores ()));
+  for (int ci = 0; ci < model_->cores (); ++ci) {
+    CoreQueue &q = model_->core (ci);
+    CoreSlots &c = impl_->cores[size_t (ci)];
+    for (int i = 0; i < cfg_.num_slots; ++i) {
+      std::unique_ptr<TaskSlot> s;
+      const Status st = TaskSlot::Create (q.device_ptr (), q.module ().handle (), inputs_, outputs_,
+                                          engine_slot (ci, i, cfg_.num_slots), &s);
+      if (!st.ok ())
+        return st;
+      c.slots.push_back (std::move (s));
+    }
+    c.ring = SlotRing (cfg_.num_slots);
+  }
+  return Status::Ok ();
+}
+
+void Engine::watch_sharers (LoadedModel::SharersChanged changed)
+{
+  model_->watch (sharer_, std::move (changed));
 }
 
 int Engine::cores () const
 {
-  return int (impl_->cores.size ());
+  return model_->cores ();
 }
 
 int Engine::core_number (int index) const
 {
-  return index >= 0 && index < cores () ? impl_->cores[size_t (index)]->core () : -1;
+  return index >= 0 && index < cores () ? model_->core (index).core () : -1;
 }
 
 int Engine::core_of (int slot) const
@@ -153,28 +133,28 @@ int Engine::core_of (int slot) const
 
 CoreCounters Engine::core_counters (int index) const
 {
-  return impl_->scheduler->counters (index);
+  return model_->scheduler ().counters (index);
 }
 
 const std::string &Engine::backend () const
 {
-  return impl_->lib->backend ();
+  return model_->library ().backend ();
 }
 std::string Engine::cudla_version () const
 {
-  return impl_->lib->version_string ();
+  return model_->library ().version_string ();
 }
 void *Engine::primary_context () const
 {
-  return impl_->cores[0]->device ().context ().handle ();
+  return model_->primary_context ();
 }
 bool Engine::has_task_timeout () const
 {
-  return impl_->lib->has_task_timeout ();
+  return model_->library ().has_task_timeout ();
 }
 const std::string &Engine::library_path () const
 {
-  return impl_->lib->path ();
+  return model_->library ().path ();
 }
 bool Engine::failed () const
 {
@@ -211,18 +191,20 @@ Status Engine::acquire (Task *task)
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
-  CoreScheduler &scheduler = *impl_->scheduler;
+  CoreScheduler &scheduler = model_->scheduler ();
   const int ci = scheduler.pick (); /* the core where the task is expected to end first */
   if (ci < 0)
     return Status::Error (Code::kRuntime, "no DLA core of the engine can take tasks");
-  CoreQueue &q = *impl_->cores[size_t (ci)];
+  CoreQueue &q = model_->core (ci);
+  CoreSlots &c = impl_->cores[size_t (ci)];
   int local = -1;
-  Status st = q.ring.acquire (&local);
+  Status st = c.ring.acquire (&local);
   if (!st.ok ()) {
     scheduler.dropped (ci);
     return st;
   }
-  TaskSlot &s = q.slot (local);
+  ++q.busy;
+  TaskSlot &s = *c.slots[size_t (local)];
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
   s.timings.dla_core = q.core ();
@@ -237,15 +219,16 @@ void Engine::release (const Task &task)
   const SlotPlace at = place_of (task.slot, cores (), cfg_.num_slots);
   if (at.core < 0)
     return;
-  SlotRing &ring = impl_->cores[size_t (at.core)]->ring;
+  SlotRing &ring = impl_->cores[size_t (at.core)].ring;
   if (ring.state (at.local) != SlotRing::State::kAcquired)
     return; /* submitted (or refused, which ended it): not the caller's to give back */
   ring.release (at.local);
-  impl_->scheduler->dropped (at.core);
+  --model_->core (at.core).busy;
+  model_->scheduler ().dropped (at.core);
 }
 
 TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core,
-                            int *local)
+                            int *local, SlotRing **ring)
 {
   if (process_poisoned ()) {
     *st = fatal_status ();
@@ -257,20 +240,22 @@ TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Sta
                                              std::to_string (num_slots ()) + " slots)");
     return nullptr;
   }
-  CoreQueue &q = *impl_->cores[size_t (at.core)];
-  if (!(*st = (q.ring.*check) (at.local)).ok ())
+  CoreSlots &c = impl_->cores[size_t (at.core)];
+  if (!(*st = (c.ring.*check) (at.local)).ok ())
     return nullptr;
   if (core)
-    *core = &q;
+    *core = &model_->core (at.core);
   if (local)
     *local = at.local;
-  return &q.slot (at.local);
+  if (ring)
+    *ring = &c.ring;
+  return c.slots[size_t (at.local)].get ();
 }
 
 TaskSlot *Engine::slot_at (int slot) const
 {
   const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
-  return at.core < 0 ? nullptr : &impl_->cores[size_t (at.core)]->slot (at.local);
+  return at.core < 0 ? nullptr : impl_->cores[size_t (at.core)].slots[size_t (at.local)].get ();
 }
 
 Status Engine::submit (const Task &task, void *input_ready)
@@ -278,8 +263,9 @@ Status Engine::submit (const Task &task, void *input_ready)
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
   CoreQueue *q = nullptr;
+  SlotRing *ring = nullptr;
   int local = -1;
-  TaskSlot *s = slot_for (task.slot, &SlotRing::check_submit, &st, &q, &local);
+  TaskSlot *s = slot_for (task.slot, &SlotRing::check_submit, &st, &q, &local, &ring);
   if (!s)
     return st;
   ScopedContext scope (primary_context ());
@@ -287,19 +273,20 @@ Status Engine::submit (const Task &task, void *input_ready)
   int err = cudaSuccess;
   const cudlaStatus cs = s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err);
   if (cs != cudlaSuccess) {
-    q->ring.ended (local);
-    impl_->scheduler->dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
+    ring->ended (local);
+    --q->busy;
+    model_->scheduler ().dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
     cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
-    if (impl_->lib->emulated_external_error () != 0)
-      return on_cuda_error (*q, impl_->lib->emulated_external_error (), "cudlaSubmitTask");
+    if (model_->library ().emulated_external_error () != 0)
+      return on_cuda_error (*q, model_->library ().emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
-                                              impl_->lib->refusal_detail () + " (DLA core " +
+                                              model_->library ().refusal_detail () + " (DLA core " +
                                               std::to_string (q->core ()) + ", slot " +
                                               std::to_string (task.slot) + ")");
   }
   /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued
    * on its core: its alarm counts from their expected end. */
-  q->ring.submitted (local);
+  ring->submitted (local);
   s->wait.queued (q->queue_end);
   q->queue_end = s->wait.expected_end ();
   if (err != cudaSuccess) {
@@ -315,10 +302,11 @@ Status Engine::wait (const Task &task, Deadline deadline)
   Status st;
   TaskSlot *s = nullptr;
   CoreQueue *q = nullptr;
+  SlotRing *ring = nullptr;
   int local = -1;
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    if (!(s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local)))
+    if (!(s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local, &ring)))
       return st;
   }
   ScopedContext scope (primary_context ());
@@ -329,7 +317,7 @@ Status Engine::wait (const Task &task, Deadline deadline)
                                               " (DLA core " + std::to_string (q->core ()) +
                                               ") had not finished by the caller's deadline");
   std::lock_guard<std::mutex> lock (mutex_);
-  return finish (*q, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
+  return finish (*q, *ring, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
 }
 
 Status Engine::poll (const Task &task, bool *done)
@@ -338,8 +326,9 @@ Status Engine::poll (const Task &task, bool *done)
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
   CoreQueue *q = nullptr;
+  SlotRing *ring = nullptr;
   int local = -1;
-  TaskSlot *s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local);
+  TaskSlot *s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local, &ring);
   if (!s)
     return st;
   ScopedContext scope (primary_context ());
@@ -348,14 +337,14 @@ Status Engine::poll (const Task &task, bool *done)
     return Status::Ok ();
   *done = true;
   s->wait.ended ();
-  return finish (*q, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
+  return finish (*q, *ring, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
 }
 
 bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
-  return at.core >= 0 && impl_->cores[size_t (at.core)]->ring.check_in_flight (at.local).ok ();
+  return at.core >= 0 && impl_->cores[size_t (at.core)].ring.check_in_flight (at.local).ok ();
 }
 
 /* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The
@@ -363,12 +352,13 @@ bool Engine::in_flight (int slot)
  * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
  * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the
  * core's first task. */
-Status Engine::finish (CoreQueue &q, int core_index, int local, int cuda_err)
+Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err)
 {
-  q.ring.ended (local);
-  TaskSlot &s = q.slot (local);
-  CoreScheduler &scheduler = *impl_->scheduler;
-  q.queue_end = s.wait.ended_at () + q.ring.busy () * s.wait.expected ();
+  ring.ended (local);
+  --q.busy;
+  TaskSlot &s = *impl_->cores[size_t (core_index)].slots[size_t (local)];
+  CoreScheduler &scheduler = model_->scheduler ();
+  q.queue_end = s.wait.ended_at () + q.busy * s.wait.expected ();
   Status st =
       cuda_err != cudaSuccess ? on_cuda_error (q, cuda_err, "waiting for the DLA task") : task_status (q);
   if (!st.ok ()) {
@@ -400,8 +390,8 @@ Status Engine::task_status (const CoreQueue &q)
   const cudlaStatus last = q.device ().last_error ();
   if (last == cudlaSuccess)
     return Status::Ok ();
-  if (impl_->lib->emulated_external_error () != 0)
-    return on_cuda_error (q, impl_->lib->emulated_external_error (), "waiting for the DLA task");
+  if (model_->library ().emulated_external_error () != 0)
+    return on_cuda_error (q, model_->library ().emulated_external_error (), "waiting for the DLA task");
   if (last == cudlaErrorDlaErrEngineTimeout)
     return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
                                               std::to_string (cfg_.task_timeout_ms) +
@@ -457,7 +447,7 @@ Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes,
 {
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
-  CoreQueue &q = *impl_->cores[size_t (place_of (slot, cores (), cfg_.num_slots).core)];
+  CoreQueue &q = model_->core (place_of (slot, cores (), cfg_.num_slots).core);
   auto *stream = static_cast<cudaStream_t> (q.stream ());
   int err;
   {
@@ -495,7 +485,7 @@ std::string Engine::describe () const
 {
   std::string s =
       "backend=" + backend () + " library=" + library_path () + " cudla-version=" + cudla_version () +
-      " dla-core=" + describe_cores (*this, impl_->cores[0]->device ().core_count ()) +
+      " dla-core=" + describe_cores (*this, model_->core (0).device ().core_count ()) +
       " cuda-device=" + std::to_string (cfg_.cuda_device) + " slots=" + std::to_string (num_slots ()) +
       " task-timeout=" + (has_task_timeout () ? std::to_string (cfg_.task_timeout_ms) + "ms" : "default") +
       " model=" + cfg_.model_path;

@@ -1,6 +1,7 @@
 /* gst-dlainfer: a DLA model ready to run tasks on one DLA core or on every core: per core a device
- * handle, the module, its own CUDA stream and a ring of task slots made once at open
- * (dla/core_queue.h, dla/task_slot.h), so nothing is allocated, registered or created per task.
+ * handle, the module and its own CUDA stream (dla/loaded_model.h, which several engines may share:
+ * model-instance-id), and this engine's own ring of task slots per core, made once at open
+ * (dla/task_slot.h), so nothing is allocated, registered or created per task.
  * On several cores each task goes to the core where it is expected to end first
  * (dla/core_scheduler.h); the caller still sees slots only, and waits for them in its own order.
  *
@@ -17,7 +18,8 @@
  * After a DLA fault (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
  *
  * Threads: one thread may acquire, write and submit (a producer) while another waits for and reads
- * the tasks in flight (a consumer). The engine's mutex guards the cores' slot rings and streams
+ * the tasks in flight (a consumer); engines sharing a model run on their own threads. The model's
+ * mutex guards the cores' slot rings and streams
  * and every cuDLA call (cudlaSubmitTask, cudlaGetLastError); it is never held across the blocking
  * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
  * producer's from acquire to submit (or release), the consumer's from submit until the wait or
@@ -41,29 +43,13 @@
 
 #include "dla/core_scheduler.h"
 #include "dla/descriptor_map.h"
+#include "dla/loaded_model.h"
 #include "dla/loader.h"
 #include "dla/slot_ring.h"
 #include "dla/status.h"
 #include "dla/task_slot.h"
 
 namespace dla {
-
-class CoreQueue;
-
-/* EngineConfig::dla_core for every core cudlaDeviceGetCount reports. */
-constexpr int kEveryCore = -1;
-
-struct EngineConfig {
-  std::string model_path;
-  int dla_core = 0; /* one core, or kEveryCore */
-  int cuda_device = 0;
-  uint32_t task_timeout_ms = 5000;
-  int num_slots = 1; /* tasks in flight at most, across the cores; each core has this many slots */
-  /* Called with the mapped tensors before anything is allocated for them: the caller's limits on
-   * what it can run (a non-ok status ends Open with it). */
-  std::function<Status (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs)>
-      accept_tensors;
-};
 
 /* One task as the engine hands it out. */
 struct Task {
@@ -94,7 +80,16 @@ class Engine {
   Engine (const Engine &) = delete;
   Engine &operator= (const Engine &) = delete;
 
+  /* Loads the model for this engine alone. */
   static Status Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out);
+  /* An engine on a model others may share (model-instance-id): its own cfg.num_slots slots per
+   * core, registered with the model's modules; cfg's model-defining fields are the model's. */
+  static Status Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cfg,
+                       std::unique_ptr<Engine> *out);
+  const std::shared_ptr<LoadedModel> &model () const { return model_; }
+  /* LoadedModel::watch for this engine: every sharer's tasks in flight at most, now and on each
+   * join or leave. */
+  void watch_sharers (LoadedModel::SharersChanged changed);
 
   const TensorInfo &input () const { return inputs_[0]; }
   const std::vector<TensorInfo> &inputs () const { return inputs_; }
@@ -153,25 +148,25 @@ class Engine {
 
  private:
   struct Impl;
-  Engine ();
-  Status open_cores (const std::vector<uint8_t> &bytes);
-  Status map_tensors ();
+  explicit Engine (std::shared_ptr<LoadedModel> model);
   Status make_slots ();
   Status fatal_status () const;
   /* The slot a call names, its core and the slot there, once the process is healthy and the slot's
    * state allows the call; nullptr (and *st) otherwise. mutex_ held. */
   TaskSlot *slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core = nullptr,
-                      int *local = nullptr);
+                      int *local = nullptr, SlotRing **ring = nullptr);
   TaskSlot *slot_at (int slot) const; /* nullptr for a bad slot */
   Status on_cuda_error (const CoreQueue &q, int err, const char *what);
-  Status finish (CoreQueue &q, int core_index, int local, int cuda_err);
+  Status finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err);
   Status task_status (const CoreQueue &q);
   Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);
 
   EngineConfig cfg_;
+  std::shared_ptr<LoadedModel> model_;
+  uint64_t sharer_ = 0; /* this engine among the model's sharers */
   std::unique_ptr<Impl> impl_;
-  std::vector<TensorInfo> inputs_, outputs_;
-  std::mutex mutex_;
+  const std::vector<TensorInfo> &inputs_, &outputs_; /* the model's */
+  std::mutex &mutex_;                                /* the model's: guards its cores and our slots */
   AfterTask after_;
 };
 

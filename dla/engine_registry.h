@@ -10,8 +10,8 @@
  * number). Joins of one id wait while its object is being made (exactly one is made); other ids
  * go on. A failed make registers nothing: the next user tries with its own settings.
  *
- * Generic over the shared type, so it is tested with a fake engine. Not wired into the element
- * yet (docs/architecture.md 8). */
+ * Generic over the shared type, so it is tested with a fake engine; the element shares
+ * dla::LoadedModel through it (gst/model.cpp, docs/architecture.md 8). */
 #pragma once
 
 #include <cstdint>
@@ -78,6 +78,7 @@ class EngineRegistry {
   class Lease {
    public:
     T *get () const { return object_.get (); }
+    const std::shared_ptr<T> &shared () const { return object_; }
     T *operator->() const { return object_.get (); }
     explicit operator bool () const { return bool (object_); }
     void reset ()

@@ -151,12 +151,8 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
     return st;
   if (!(st = engine.wait (task, start + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1))).ok ())
     return st;
-  /* A saturated stream's frame waits behind the tasks in flight, which the cores share. */
   const auto took = std::chrono::steady_clock::now () - start;
-  const int behind = (engine.max_tasks () + engine.cores () - 1) / engine.cores ();
-  priv->latency.reset (behind * std::chrono::duration_cast<std::chrono::nanoseconds> (took));
+  gst_dla_infer_announce_latency (self, std::chrono::duration_cast<std::chrono::nanoseconds> (took));
   priv->downstream.reset ();
-  GST_INFO_OBJECT (self, "warm-up task: %.3f ms; announcing %d x that as the element's latency",
-                   std::chrono::duration<double, std::milli> (took).count (), behind);
   return st;
 }

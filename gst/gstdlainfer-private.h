@@ -89,6 +89,10 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf);
  * announced latency from its time. */
 dla::Status gst_dla_infer_warm_up (GstDlaInfer *self);
 
+/* After the warm-up task took `took` (shared_latency.cpp): the latency announced, every sharer's
+ * tasks in flight (model-instance-id) counted, and announced again as sharers join or leave. */
+void gst_dla_infer_announce_latency (GstDlaInfer *self, std::chrono::nanoseconds took);
+
 /* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).
  * stop_pushing: every wait ends and the task is joined (PAUSED->READY). drop_frames: the frames
  * still queued go, each after the kernel that read it and its DLA task ended (by `deadline`);

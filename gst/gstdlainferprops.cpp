@@ -1,11 +1,12 @@
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,
- * labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale, output-scale, tensor-meta,
- * tensor-type, inference-region) take effect at the next start and are refused above READY with a GST_WARNING
- * and a GST_ELEMENT_WARNING on the bus (not a g_warning: an application setting them late is not a
- * programming error); the others are read at the start of every frame. `stats` and `model-info` are
- * read-only; `model-info` is notified once after start, `stats` at most once a second and at EOS. */
+ * model-instance-id, labels, dla-core, cuda-device-id, task-timeout, max-in-flight, input-scale,
+ * output-scale, tensor-meta, tensor-type, inference-region) take effect at the next start and are refused
+ * above READY with a GST_WARNING and a GST_ELEMENT_WARNING on the bus (not a g_warning: an application
+ * setting them late is not a programming error); the others are read at the start of every frame. `stats` and
+ * `model-info` are read-only; `model-info` is notified once after start, `stats` at most once a second and at
+ * EOS. */
 #include <cmath>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ namespace {
 enum {
   PROP_0,
   PROP_MODEL,
+  PROP_MODEL_INSTANCE_ID,
   PROP_LABELS,
   PROP_DLA_CORE,
   PROP_CUDA_DEVICE_ID,
@@ -276,6 +278,15 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
           "Path of the cuDLA loadable (built with trtexec --useDLACore=N --buildDLAStandalone); required",
           nullptr, kReadyFlags));
   g_object_class_install_property (
+      klass, PROP_MODEL_INSTANCE_ID,
+      g_param_spec_string (
+          "model-instance-id", "Model instance id",
+          "Elements with the same id share one loaded model (one device handle, module and task queue per "
+          "DLA core), each with its own frames in flight and per-frame settings; only the first needs "
+          "'model', and model, dla-core, cuda-device-id and task-timeout set on several must agree "
+          "(none: the element loads its own)",
+          nullptr, kReadyFlags));
+  g_object_class_install_property (
       klass, PROP_LABELS,
       g_param_spec_string (
           "labels", "Labels",
@@ -449,6 +460,12 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
         s.model = v ? v : "";
       }
       break;
+    case PROP_MODEL_INSTANCE_ID:
+      if (model_may_change (self, pspec, &refused)) {
+        const gchar *v = g_value_get_string (value);
+        s.model_instance_id = v ? v : "";
+      }
+      break;
     case PROP_LABELS:
       if (model_may_change (self, pspec, &refused)) {
         const gchar *v = g_value_get_string (value);
@@ -590,6 +607,9 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
   switch (prop_id) {
     case PROP_MODEL:
       g_value_set_string (value, s.model.empty () ? nullptr : s.model.c_str ());
+      break;
+    case PROP_MODEL_INSTANCE_ID:
+      g_value_set_string (value, s.model_instance_id.empty () ? nullptr : s.model_instance_id.c_str ());
       break;
     case PROP_LABELS:
       g_value_set_string (value, s.labels.empty () ? nullptr : s.labels.c_str ());

@@ -37,10 +37,17 @@ void HoldLatency::reset (std::chrono::nanoseconds base)
   window_.clear ();
   window_.reserve (kWindow);
   announced_ns_ = base.count ();
+  pending_ns_ = -1;
 }
 
 bool HoldLatency::add (std::chrono::nanoseconds hold)
 {
+  const int64_t base = pending_ns_.exchange (-1);
+  if (base >= 0 && base != announced_ns_.load ()) {
+    announced_ns_ = base;
+    window_.clear (); /* holds from before the change */
+    return true;
+  }
   window_.push_back (hold);
   if (window_.size () < kWindow)
     return false;

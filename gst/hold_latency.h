@@ -5,7 +5,10 @@
  * the time the src task spent meanwhile inside downstream's push: DownstreamTime) goes into a
  * window; when the window's 99th percentile is above what was announced, that percentile becomes
  * the announcement and add () says so (the element then posts a LATENCY message). The latency
- * only grows while the element runs. No GStreamer. */
+ * only grows while the element runs, but for one cause: elements sharing a model (model-instance-id)
+ * queue their tasks on the same cores, so when one joins or leaves, the others' base moves
+ * (rebase (), from the thread that joins or leaves) and their next add () announces it. No
+ * GStreamer. */
 #pragma once
 
 #include <atomic>
@@ -46,20 +49,33 @@ class DownstreamTime {
   bool pushing_ = false;
 };
 
+/* Tasks a new task finds ahead of it, itself included, when `tasks` are in flight at most over
+ * `cores` cores (the scheduler spreads them): every sharer's, so one element's frames wait behind
+ * the others' too. */
+constexpr int tasks_ahead (int tasks, int cores)
+{
+  return cores < 1 || tasks < 1 ? 1 : (tasks + cores - 1) / cores;
+}
+
 class HoldLatency {
  public:
   static constexpr size_t kWindow = 200; /* the 99th percentile: the window's 3rd largest */
 
   /* start: `base` is announced, the window emptied. */
   void reset (std::chrono::nanoseconds base);
-  /* One frame's hold (the push thread). True when the announcement just grew. */
+  /* One frame's hold (the push thread). True when the announcement just changed: it grew, or a
+   * rebase () came. */
   bool add (std::chrono::nanoseconds hold);
+  /* Any thread: `base` replaces the announcement at the next add (), up or down; nothing when it
+   * is what is announced. */
+  void rebase (std::chrono::nanoseconds base) { pending_ns_ = base.count (); }
   /* Any thread. */
   std::chrono::nanoseconds announced () const { return std::chrono::nanoseconds (announced_ns_.load ()); }
 
  private:
   std::vector<std::chrono::nanoseconds> window_;
   std::atomic<int64_t> announced_ns_{0};
+  std::atomic<int64_t> pending_ns_{-1}; /* a rebase () not yet announced; -1: none */
 };
 
 }  // namespace dlainfer

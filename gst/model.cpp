@@ -20,7 +20,7 @@ bool refuse (Refusal *why, dla::Code code, const std::string &message, const std
 bool load_labels (const Settings &s, Model *m, Refusal *why)
 {
   m->labels.clear ();
-  if (s.model.empty ())
+  if (s.model.empty () && s.model_instance_id.empty ()) /* a sharer's model may come from the first */
     return refuse (why, dla::Code::kSettings,
                    "No model set: set the 'model' property to a cuDLA loadable file",
                    "property 'model' is empty");
@@ -33,7 +33,25 @@ bool load_labels (const Settings &s, Model *m, Refusal *why)
   return refuse (why, not_found ? dla::Code::kNotFound : dla::Code::kSettings, error, "property 'labels'");
 }
 
-bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
+/* The model model-instance-id names, loaded by its first element (who must set `model`), or this
+ * element's alone. */
+dla::Status share_model (GstElement *element, const Settings &s, const dla::EngineConfig &config, Model *m)
+{
+  const dla::Sharer me = sharer_of (GST_ELEMENT_NAME (element), s);
+  auto load = [&] (const dla::Sharer &, std::shared_ptr<dla::LoadedModel> *made) {
+    if (s.model.empty ())
+      return dla::Status::Error (dla::Code::kSettings,
+                                 "No model set: " + me.name + " is the first element of model-instance-id '" +
+                                     s.model_instance_id + "' and loads its model: set its 'model' property");
+    return dla::LoadedModel::Open (config, made);
+  };
+  dla::Status st = SharedModels::Process ().join (s.model_instance_id, me, load, &m->shared);
+  if (st.ok ())
+    st = dla::Engine::Share (m->shared.shared (), config, &m->engine);
+  return st;
+}
+
+bool open_engine (GstElement *element, const Settings &s, void *primary, Model *m, Refusal *why)
 {
   dla::EngineConfig config;
   config.model_path = s.model;
@@ -41,15 +59,19 @@ bool open_engine (const Settings &s, void *primary, Model *m, Refusal *why)
   config.cuda_device = s.device ();
   config.task_timeout_ms = s.task_timeout_ms;
   config.num_slots = s.max_in_flight;
+  config.user = GST_ELEMENT_NAME (element);
   config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
                               const std::vector<dla::TensorInfo> &out) {
     return classifier::check_tensor_sizes (dla::host_descs (in), dla::host_descs (out));
   };
   dla::ScopedContext scope (primary);
-  const dla::Status st = dla::Engine::Open (config, &m->engine);
+  const bool shared = !s.model_instance_id.empty ();
+  const dla::Status st =
+      shared ? share_model (element, s, config, m) : dla::Engine::Open (config, &m->engine);
   if (st.ok ())
     return true;
-  *why = {st, "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
+  *why = {st, std::string (shared ? "sharing model-instance-id=" + s.model_instance_id + ": " : "") +
+                  "dla::Engine::Open (model=" + s.model + ", dla-core=" + std::to_string (s.dla_core) +
                   ", cuda-device-id=" + std::to_string (s.cuda_device_id) + ")"};
   return false;
 }
@@ -66,12 +88,20 @@ bool check_file (const Settings &s, const Model &m, Refusal *why)
 
 /* The engine retains the same primary context; ours only fails where the engine would too. The
  * context neighbours were given at NULL->READY is the one the frames run in. */
-bool check_context (GstElement *element, const Settings &s, const CudaContext &cuda, Refusal *why)
+bool check_context (GstElement *element, const Settings &s, const CudaContext &cuda, const Model &m,
+                    Refusal *why)
 {
   if (!cuda.shared (element))
     return refuse (why, dla::Code::kInit, "No CUDA context: " + cuda.error (), "open_context");
-  if (cuda.ordinal () == s.device ())
+  if (cuda.ordinal () == m.engine->cuda_device ())
     return true;
+  if (m.engine->cuda_device () != s.device ()) /* a sharer that left cuda-device-id unset */
+    return refuse (why, dla::Code::kSettings,
+                   "model-instance-id '" + s.model_instance_id + "' runs on CUDA device " +
+                       std::to_string (m.engine->cuda_device ()) +
+                       " and this element's CUDA context is on device " + std::to_string (cuda.ordinal ()) +
+                       ": set cuda-device-id=" + std::to_string (m.engine->cuda_device ()) + " on it too",
+                   "cuda-device-id");
   return refuse (why, dla::Code::kSettings,
                  "cuda-device-id was changed to " + std::to_string (s.device ()) +
                      " in READY, after the element shared the context of CUDA device " +
@@ -117,8 +147,8 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
 bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why)
 {
   Model m;
-  if (!load_labels (s, &m, why) || !open_engine (s, cuda.primary (), &m, why) || !check_file (s, m, why) ||
-      !check_context (element, s, cuda, why) || !plan_model (s, &m, why))
+  if (!load_labels (s, &m, why) || !open_engine (element, s, cuda.primary (), &m, why) ||
+      !check_file (s, m, why) || !check_context (element, s, cuda, m, why) || !plan_model (s, &m, why))
     return false;
   const dla::Engine &e = *m.engine;
   if (m.plan.classes == 0)
@@ -136,19 +166,34 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
   return true;
 }
 
+dla::Sharer sharer_of (const std::string &element, const Settings &s)
+{
+  auto set = [&s] (const char *name) { return s.user_set.count (name) > 0; };
+  dla::Sharer me;
+  me.name = element;
+  me.settings = {
+      {"model", s.model, !s.model.empty ()},
+      {"dla-core", std::to_string (s.dla_core), set ("dla-core")},
+      {"cuda-device-id", std::to_string (s.device ()), set ("cuda-device-id")},
+      {"task-timeout", std::to_string (s.task_timeout_ms), set ("task-timeout")},
+  };
+  return me;
+}
+
 GstStructure *model_info (const Settings &s, const Model &m)
 {
   const dla::Engine &e = *m.engine;
   ModelDescription d;
-  d.model = s.model;
+  d.model = e.model_path ();
+  d.instance = s.model_instance_id;
   d.backend = e.backend ();
   d.cudla_version = e.cudla_version ();
   d.library = e.library_path ();
   d.description = e.describe ();
-  d.dla_core = s.dla_core;
+  d.dla_core = e.dla_core (); /* a sharer's may come from the first */
   for (int i = 0; i < e.cores (); ++i)
     d.dla_cores.push_back (e.core_number (i));
-  d.cuda_device = s.device ();
+  d.cuda_device = e.cuda_device ();
   d.classes = m.plan.classes;
   d.labels = int (m.labels.size ());
   d.inputs = &e.inputs ();

@@ -10,14 +10,19 @@
 #include <vector>
 
 #include "dla/engine.h"
+#include "dla/engine_registry.h"
 #include "gst/cuda_context.h"
 #include "gst/settings.h"
 #include "host/classifier.h"
 
 namespace dlainfer {
 
+/* Loaded models shared by model-instance-id, process-wide. */
+using SharedModels = dla::EngineRegistry<dla::LoadedModel>;
+
 struct Model {
-  std::unique_ptr<dla::Engine> engine;
+  SharedModels::Lease shared;          /* with model-instance-id: this element's place among the sharers */
+  std::unique_ptr<dla::Engine> engine; /* goes first: its slots before the shared model */
   classifier::Plan plan;
   std::vector<std::string> labels;
 };
@@ -31,6 +36,10 @@ struct Refusal {
 /* Opens `s.model` for the element whose context is `cuda` (it must be shared, on the device the
  * settings name). */
 bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why);
+
+/* What `element` brings to model-instance-id `s.model_instance_id`: its name and the model-defining
+ * settings (model, dla-core, cuda-device-id, task-timeout), each marked set when the user set it. */
+dla::Sharer sharer_of (const std::string &element, const Settings &s);
 
 /* The `model-info` structure of an open model. */
 GstStructure *model_info (const Settings &s, const Model &m);

@@ -40,6 +40,8 @@ GstStructure *model_info_structure (const ModelDescription &d)
       d.backend.c_str (), "cudla-version", G_TYPE_STRING, d.cudla_version.c_str (), "library", G_TYPE_STRING,
       d.library.c_str (), "dla-core", G_TYPE_INT, d.dla_core, "cuda-device", G_TYPE_INT, d.cuda_device,
       "classes", G_TYPE_INT, d.classes, "labels", G_TYPE_INT, d.labels, nullptr);
+  if (!d.instance.empty ())
+    gst_structure_set (s, "model-instance-id", G_TYPE_STRING, d.instance.c_str (), nullptr);
   GstStructure *origin = gst_structure_new_empty ("settings-source");
   if (d.origin)
     for (const auto &o : *d.origin)

@@ -14,6 +14,7 @@ namespace dlainfer {
 
 struct ModelDescription {
   std::string model;          /* the loadable's path */
+  std::string instance;       /* model-instance-id ("" none) */
   std::string backend;        /* "dla" or "swdla" */
   std::string cudla_version;  /* the cuDLA library's version */
   std::string library;        /* the cuDLA library's path */
@@ -29,11 +30,12 @@ struct ModelDescription {
   const std::map<std::string, std::string> *origin = nullptr; /* setting -> property|modelinfo|default */
 };
 
-/* "dlainfer-model-info": model, backend, cudla-version, library, dla-core (the setting), dla-cores (an
- * array of int: the cores the model is loaded on), cuda-device, classes,
- * labels, description, modelinfo (strings/ints), settings-source (a structure: each setting a
- * .modelinfo may give -> "property", "modelinfo" or "default"), and inputs, outputs: arrays of "tensor"
- * structures with name, layout, type, n, c, h, w, size, row-stride, plane-stride, batch-stride, reading, raw.
+/* "dlainfer-model-info": model, model-instance-id (when set: the model is shared), backend, cudla-version,
+ * library, dla-core (the setting), dla-cores (an array of int: the cores the model is loaded on),
+ * cuda-device, classes, labels, description, modelinfo (strings/ints), settings-source (a structure: each
+ * setting a .modelinfo may give -> "property", "modelinfo" or "default"), and inputs, outputs: arrays of
+ * "tensor" structures with name, layout, type, n, c, h, w, size, row-stride, plane-stride, batch-stride,
+ * reading, raw.
  */
 GstStructure *model_info_structure (const ModelDescription &d);
 

@@ -26,6 +26,8 @@ enum class InferenceRegion { kFullFrame, kRoiList };
 struct Settings {
   /* Model-changing: applied at start (NULL/READY only). */
   std::string model;
+  /* Elements with the same id share one loaded model (DL Streamer's name; docs/architecture.md 8). */
+  std::string model_instance_id;
   std::string labels;
   int dla_core = 0;
   int cuda_device_id = -1; /* -1: automatic (device 0) */

@@ -31,4 +31,27 @@ inline int64_t swdla_core_tasks_before_load (int core)
   return n < 0 ? 0 : n;
 }
 
+/* Device handles (loaded modules) swdla has open on `core` now; -1 when swdla is not loaded in this
+ * process or lacks the query. */
+inline int swdla_core_count (const char *query, int core)
+{
+  const char *path = std::getenv ("DLAINFER_CUDLA_LIBRARY");
+  void *handle = path ? dlopen (path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  if (!handle)
+    return -1;
+  using Fn = int (*) (int);
+  const auto fn = reinterpret_cast<Fn> (dlsym (handle, query));
+  const int n = fn ? fn (core) : -1;
+  dlclose (handle);
+  return n;
+}
+inline int swdla_core_handles (int core)
+{
+  return swdla_core_count ("swdlaCoreHandleCount", core);
+}
+inline int swdla_core_modules (int core)
+{
+  return swdla_core_count ("swdlaCoreModuleCount", core);
+}
+
 }  // namespace dlainfer_test

@@ -1,7 +1,7 @@
 /* The device handles of each DLA core (dla/core_handles.h), on any machine: 16 on a core work, the
  * 17th is refused with the limit and model-instance-id as the remedy, a handle given back makes
- * room, cores count apart. cuDLA's own refusal (dla/device.cpp) names the limit and, until elements
- * can share an engine, fewer elements per core; that path
+ * room, cores count apart. cuDLA's own refusal (dla/device.cpp) names the limit, model-instance-id
+ * and fewer elements per core; that path
  * through a real cudlaCreateDevice needs CUDA (the primary context): tests/dla/engine_test.cpp,
  * Faults.CreateDeviceFailsWithItsStatus, on swdla. */
 #include "dla/core_handles.h"
@@ -50,17 +50,15 @@ TEST (CoreHandles, AReservationOutlivesItsCounter)
   EXPECT_FALSE (r);
 }
 
-/* Until the element has model-instance-id, cuDLA's refusal names the limit and what a user can do
- * today, not a property that does not exist yet. */
+/* cuDLA's refusal names the limit, model-instance-id, and fewer elements per core. */
 TEST (CoreHandles, CudlaRefusalNamesTheLimitAndTheRemedy)
 {
   const dla::Status st = dla::create_device_error (cudlaErrorOutOfResources, 1, "");
   EXPECT_EQ (st.code, dla::Code::kInit);
   EXPECT_EQ (st.message,
-             "cudlaCreateDevice failed: cudlaErrorOutOfResources (2) (DLA core 1, hybrid mode): at most 16 "
-             "device handles per DLA core (one per dlainfer element, and per other cuDLA user): run fewer "
-             "elements on this core, or put some on the other core (dla-core)");
-  EXPECT_EQ (st.message.find ("model-instance-id"), std::string::npos) << st.message;
+             "cudlaCreateDevice failed: cudlaErrorOutOfResources (2) (DLA core 1, hybrid mode): " + kRemedy +
+                 " (other cuDLA users in the process count too); or run fewer elements on this core, or put "
+                 "some on the other core (dla-core)");
   const dla::Status other = dla::create_device_error (cudlaErrorUnsupportedOperation, 0, " (swdla: why)");
   EXPECT_NE (other.message.find ("(swdla: why) (DLA core 0, hybrid mode): hybrid mode needs"),
              std::string::npos)

@@ -562,8 +562,9 @@ TEST_F (Faults, CreateDeviceFailsWithItsStatus)
   EXPECT_NE (st.message.find ("cudlaCreateDevice failed: cudlaErrorOutOfResources (2)"), std::string::npos)
       << st.message;
   EXPECT_NE (
-      st.message.find ("at most 16 device handles per DLA core (one per dlainfer element, and per other "
-                       "cuDLA user): run fewer elements on this core"),
+      st.message.find ("at most 16 device handles per DLA core; elements that run the same model can share "
+                       "one engine (one handle per core) by setting the same model-instance-id (other cuDLA "
+                       "users in the process count too); or run fewer elements on this core"),
       std::string::npos)
       << st.message;
 }

@@ -41,6 +41,48 @@ TEST (HoldLatency, AnnouncesTheBaseUntilTheP99OutgrowsIt)
   EXPECT_EQ (l.announced (), 2ms);
 }
 
+/* Elements sharing a model: a task waits behind every sharer's tasks in flight, spread over the
+ * cores. */
+TEST (HoldLatency, TasksAheadCountEverySharerOverTheCores)
+{
+  EXPECT_EQ (dlainfer::tasks_ahead (2, 1), 2);
+  EXPECT_EQ (dlainfer::tasks_ahead (2, 2), 1);
+  EXPECT_EQ (dlainfer::tasks_ahead (3, 2), 2);
+  EXPECT_EQ (dlainfer::tasks_ahead (16, 2), 8) << "8 sharers of 2 tasks over two cores";
+  EXPECT_EQ (dlainfer::tasks_ahead (0, 2), 1) << "the task itself";
+  EXPECT_EQ (dlainfer::tasks_ahead (4, 0), 1);
+}
+
+/* A sharer joining or leaving moves the base, up or down: the next hold announces it once; the
+ * same base again announces nothing; a reset drops a rebase not yet announced. */
+TEST (HoldLatency, RebaseIsAnnouncedAtTheNextHold)
+{
+  HoldLatency l;
+  l.reset (4ms);
+  l.rebase (16ms);
+  EXPECT_EQ (l.announced (), 4ms) << "announced by the push thread, not the joining one";
+  EXPECT_TRUE (l.add (3ms));
+  EXPECT_EQ (l.announced (), 16ms);
+  EXPECT_FALSE (l.add (3ms)) << "once";
+  l.rebase (8ms);
+  EXPECT_TRUE (l.add (3ms));
+  EXPECT_EQ (l.announced (), 8ms) << "a sharer left: down";
+  l.rebase (8ms);
+  EXPECT_FALSE (l.add (3ms)) << "nothing changed";
+  l.rebase (32ms);
+  l.reset (4ms);
+  EXPECT_FALSE (l.add (3ms)) << "a restart announces its own base";
+  EXPECT_EQ (l.announced (), 4ms);
+  /* After a rebase the window starts again: a 99th percentile over the new base still grows it. */
+  l.rebase (2ms);
+  EXPECT_TRUE (l.add (1ms));
+  bool grew = false;
+  for (size_t i = 0; i < HoldLatency::kWindow; ++i)
+    grew = l.add (5ms) || grew;
+  EXPECT_TRUE (grew);
+  EXPECT_EQ (l.announced (), 5ms);
+}
+
 TEST (DownstreamTime, CountsThePushesAndTheOneInProgress)
 {
   DownstreamTime d;

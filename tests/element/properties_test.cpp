@@ -108,6 +108,7 @@ struct PropCase {
 
 const PropCase kProps[] = {
     {"model", G_TYPE_STRING, "<null>", true, nullptr, nullptr},
+    {"model-instance-id", G_TYPE_STRING, "<null>", true, nullptr, nullptr},
     {"labels", G_TYPE_STRING, "<null>", true, nullptr, nullptr},
     {"dla-core", G_TYPE_INT, "0", true, "-1", "15"}, /* -1: every core */
     {"cuda-device-id", G_TYPE_INT, "-1", true, "-1", "2147483647"},
@@ -435,9 +436,10 @@ TEST (Properties, MeanStdFromDoublesAndInts)
 struct Change {
   const char *name, *value;
 };
-const Change kModelChanges[] = {{"model", "/b.bin"},     {"labels", "/l.txt"},    {"dla-core", "1"},
-                                {"cuda-device-id", "3"}, {"task-timeout", "7"},   {"input-scale", "0.5"},
-                                {"max-in-flight", "5"},  {"tensor-meta", "true"}, {"tensor-type", "float16"}};
+const Change kModelChanges[] = {
+    {"model", "/b.bin"},        {"labels", "/l.txt"},         {"dla-core", "1"},      {"cuda-device-id", "3"},
+    {"task-timeout", "7"},      {"input-scale", "0.5"},       {"max-in-flight", "5"}, {"tensor-meta", "true"},
+    {"tensor-type", "float16"}, {"model-instance-id", "cams"}};
 const Change kFrameChanges[] = {{"mean", "<0.5,0.5,0.5>"}, {"std", "<0.25,0.25,0.25>"},
                                 {"channel-order", "bgr"},  {"resize-mode", "letterbox"},
                                 {"crop-fraction", "0.5"},  {"pad-value", "8421504"},
@@ -539,26 +541,60 @@ TEST (Properties, ReadOnlyStatsAndModelInfo)
   gst_object_unref (e);
 }
 
-/* A start that fails (no model) leaves model-info NULL. */
-TEST (Properties, ModelInfoNullAfterFailedStart)
+/* `infer` (a dlainfer's properties) after a frame source, started to PAUSED: the first error's
+ * message ("<none>" when none came within 10 s). */
+GstElement *start_failing (const std::string &infer, std::string *error_message)
 {
   GError *err = nullptr;
   GstElement *pipeline = gst_parse_launch (
-      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer name=infer ! "
-      "fakesink",
+      ("videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! dlainfer " + infer +
+       " ! fakesink")
+          .c_str (),
       &err);
-  ASSERT_EQ (err, nullptr);
+  EXPECT_EQ (err, nullptr);
+  if (!pipeline)
+    return nullptr;
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
-  ASSERT_NE (msg, nullptr);
-  gst_message_unref (msg);
+  *error_message = "<none>";
+  if (msg) {
+    GError *error = nullptr;
+    gst_message_parse_error (msg, &error, nullptr);
+    *error_message = error->message;
+    g_error_free (error);
+    gst_message_unref (msg);
+  }
   gst_object_unref (bus);
+  return pipeline;
+}
+
+/* A start that fails (no model) leaves model-info NULL. */
+TEST (Properties, ModelInfoNullAfterFailedStart)
+{
+  std::string error;
+  GstElement *pipeline = start_failing ("name=infer", &error);
+  ASSERT_NE (pipeline, nullptr);
+  ASSERT_NE (error, "<none>");
   GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer");
   GstStructure *info = nullptr;
   g_object_get (infer, "model-info", &info, nullptr);
   EXPECT_EQ (info, nullptr);
   gst_object_unref (infer);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* The first element of a model-instance-id loads the model: without `model` it is refused naming
+ * the id and the property (the others may leave it unset). Before any CUDA: on any machine. */
+TEST (Properties, FirstSharerNeedsTheModel)
+{
+  std::string error;
+  GstElement *pipeline = start_failing ("name=first model-instance-id=cams", &error);
+  ASSERT_NE (pipeline, nullptr);
+  EXPECT_EQ (error,
+             "No model set: first is the first element of model-instance-id 'cams' and loads its "
+             "model: set its 'model' property");
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
 }

@@ -171,4 +171,26 @@ __attribute__ ((visibility ("default"))) int64_t swdlaCoreTaskCount (int core)
   std::lock_guard<std::mutex> lock (swdla::state ().mutex);
   return int64_t (swdla::state ().cores[core].tasks);
 }
+
+/* Device handles open on `core` now (-1 for no such core): lets tests prove that elements sharing
+ * a model-instance-id hold one handle per core, not one each. */
+__attribute__ ((visibility ("default"))) int swdlaCoreHandleCount (int core)
+{
+  if (core < 0 || core >= swdla::kMaxCores)
+    return -1;
+  std::lock_guard<std::mutex> lock (swdla::state ().mutex);
+  return swdla::state ().cores[core].handles;
+}
+
+/* Loadables loaded on `core` now (modules whose handle is on it; -1 for no such core). */
+__attribute__ ((visibility ("default"))) int swdlaCoreModuleCount (int core)
+{
+  if (core < 0 || core >= swdla::kMaxCores)
+    return -1;
+  std::lock_guard<std::mutex> lock (swdla::state ().mutex);
+  int n = 0;
+  for (const cudlaModule_t *m : swdla::state ().modules)
+    n += m->owner && m->owner->core == core ? 1 : 0;
+  return n;
+}
 }
