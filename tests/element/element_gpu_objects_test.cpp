@@ -35,14 +35,25 @@ struct Box {
   int x, y, w, h;
   int colour;
   const char *type = "car";
-  gint id = 0; /* > 0: a tracking id */
+  gint id = 0;           /* > 0: a tracking id */
+  bool textured = false; /* the colour's intensity varies pixel by pixel (60..100 %) */
 };
 
 uint32_t paint (const std::vector<Box> &boxes, int x, int y)
 {
-  for (const Box &b : boxes)
-    if (x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + b.h)
-      return kColours[b.colour].rgb;
+  for (const Box &b : boxes) {
+    if (x < b.x || x >= b.x + b.w || y < b.y || y >= b.y + b.h)
+      continue;
+    const uint32_t c = kColours[b.colour].rgb;
+    if (!b.textured)
+      return c;
+    /* A crop taken one pixel off, or scaled differently, reads other values. */
+    const uint32_t scale = 60 + 40 * uint32_t ((x * 7 + y * 3) % 16) / 15;
+    uint32_t out = 0;
+    for (int shift : {16, 8, 0})
+      out |= (((c >> shift) & 0xff) * scale / 100) << shift;
+    return out;
+  }
   return 0x000000;
 }
 
@@ -178,18 +189,21 @@ const std::vector<Box> kBoxes = {
 
 TEST_F (Objects, EachObjectEqualsItsCropAsAFrame)
 {
+  std::vector<Box> textured = kBoxes;
+  for (Box &b : textured)
+    b.textured = true;
   for (const char *mode : {"stretch", "letterbox", "center-crop"}) {
     const std::string props =
         std::string ("resize-mode=") + mode + " mean=\"<0.1,0.2,0.3>\" std=\"<0.5,0.6,0.7>\"";
     Pipeline p (roi_pipeline ("colours", props));
     ASSERT_TRUE (p.play ());
-    const auto frames = run (p, {frame_with (kBoxes)});
+    const auto frames = run (p, {frame_with (textured)});
     p.stop ();
     ASSERT_EQ (frames.size (), 1u);
     ASSERT_EQ (frames[0].size (), kBoxes.size ());
-    const std::vector<ObjectResult> got = in_order (frames[0], kBoxes);
+    const std::vector<ObjectResult> got = in_order (frames[0], textured);
     for (size_t i = 0; i < kBoxes.size (); ++i) {
-      const Result whole = crop_as_frame (kBoxes, kBoxes[i], props);
+      const Result whole = crop_as_frame (textured, textured[i], props);
       ASSERT_TRUE (whole.found);
       const ObjectResult &o = got[i];
       ASSERT_TRUE (o.found) << mode << " object " << i;
