@@ -57,7 +57,8 @@ struct GstDlaInferPrivate {
   struct Objects {
     bool active = false;
     dlainfer::objects::ObjectFlow flow;
-    std::string attribute, model_name, layer_name, backend;
+    /* g_intern_string's: the results' structures keep them as static strings. */
+    const char *attribute = "", *model_name = "", *layer_name = "", *backend = "";
     std::vector<preprocess::ObjectRoi> rois;
     std::vector<float> scores;
     std::vector<postprocess::Result> results;

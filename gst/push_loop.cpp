@@ -47,9 +47,8 @@ void attach_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
   gst_dla_infer_read_object_tasks (self, f, f.tasks, &priv->objects.scores, &priv->objects.results);
   const dlainfer::objects::FrameObjects &fo = *f.objects;
   priv->objects.flow.classified (fo);
-  const dlainfer::objects::OutputNames names{
-      priv->objects.attribute.c_str (), priv->objects.model_name.c_str (), priv->objects.layer_name.c_str (),
-      priv->objects.backend.c_str ()};
+  const dlainfer::objects::OutputNames names{priv->objects.attribute, priv->objects.model_name,
+                                             priv->objects.layer_name, priv->objects.backend};
   for (const dlainfer::objects::FrameObject &o : fo.objects)
     dlainfer::objects::write_object_result (f.buffer, o, names);
   const dlainfer::objects::FrameCounts &c = fo.counts;

@@ -2,6 +2,8 @@
 #include "config.h"
 #endif
 
+#include <utility>
+
 #include "gst/objects/object_output.h"
 
 #ifdef HAVE_GST_ANALYTICS
@@ -12,19 +14,52 @@ namespace dlainfer {
 namespace objects {
 namespace {
 
+/* Field names as quarks, made once: a structure per object per frame must not look each up
+ * (g_quark_from_string takes a process-wide lock). */
+struct Fields {
+  GQuark label, label_id, confidence, model_name, layer_name, carried, age, backend, label_ids, labels,
+      confidences, x, y, width, height, tracking_id, dla_core, class_ids, object;
+};
+
+const Fields &fields ()
+{
+  static const Fields f{
+      g_quark_from_static_string ("label"),       g_quark_from_static_string ("label_id"),
+      g_quark_from_static_string ("confidence"),  g_quark_from_static_string ("model_name"),
+      g_quark_from_static_string ("layer_name"),  g_quark_from_static_string ("carried"),
+      g_quark_from_static_string ("age"),         g_quark_from_static_string ("backend"),
+      g_quark_from_static_string ("label_ids"),   g_quark_from_static_string ("labels"),
+      g_quark_from_static_string ("confidences"), g_quark_from_static_string ("x"),
+      g_quark_from_static_string ("y"),           g_quark_from_static_string ("width"),
+      g_quark_from_static_string ("height"),      g_quark_from_static_string ("tracking-id"),
+      g_quark_from_static_string ("dla-core"),    g_quark_from_static_string ("class-ids"),
+      g_quark_from_static_string ("object")};
+  return f;
+}
+
+/* A field taking a value of `type` set by `set` (strings: static, the caller's never go away). */
+template <typename Set>
+void take (GstStructure *s, GQuark field, GType type, Set set)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, type);
+  set (&v);
+  gst_structure_id_take_value (s, field, &v);
+}
+
 /* An array value of the result's top-k, one field of each entry. */
 template <typename Fill>
-void set_array (GstStructure *s, const char *field, GType type, const ObjectResult &r, Fill fill)
+void set_array (GstStructure *s, GQuark field, GType type, const ObjectResult &r, Fill fill)
 {
   GValue array = G_VALUE_INIT;
-  g_value_init (&array, GST_TYPE_ARRAY);
+  gst_value_array_init (&array, r.n_top);
   for (uint32_t i = 0; i < r.n_top; ++i) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, type);
     fill (&v, r.top[i]);
     gst_value_array_append_and_take_value (&array, &v);
   }
-  gst_structure_take_value (s, field, &array);
+  gst_structure_id_take_value (s, field, &array);
 }
 
 const char *label_of (const ClassScore &c)
@@ -32,8 +67,8 @@ const char *label_of (const ClassScore &c)
   return c.label ? g_quark_to_string (c.label) : "";
 }
 
-void set_top_k (GstStructure *s, const ObjectResult &r, const char *ids, const char *labels,
-                const char *confidences, GType confidence_type)
+void set_top_k (GstStructure *s, const ObjectResult &r, GQuark ids, GQuark labels, GQuark confidences,
+                GType confidence_type)
 {
   set_array (s, ids, G_TYPE_INT, r, [] (GValue *v, const ClassScore &c) { g_value_set_int (v, c.class_id); });
   set_array (s, labels, G_TYPE_STRING, r,
@@ -91,14 +126,18 @@ bool write_analytics (GstBuffer *, guint, const ObjectResult &)
 
 GstStructure *object_param_structure (const FrameObject &o, const OutputNames &names)
 {
+  const Fields &f = fields ();
   const ObjectResult &r = o.result;
-  GstStructure *s = gst_structure_new (
-      names.attribute, "label", G_TYPE_STRING, label_of (r.best ()), "label_id", G_TYPE_INT,
-      r.best ().class_id, "confidence", G_TYPE_DOUBLE, double (r.best ().confidence), "model_name",
-      G_TYPE_STRING, names.model_name, "layer_name", G_TYPE_STRING, names.layer_name, "carried",
-      G_TYPE_BOOLEAN, gboolean (!o.classify), "age", G_TYPE_UINT, guint (o.age), "backend", G_TYPE_STRING,
-      names.backend, nullptr);
-  set_top_k (s, r, "label_ids", "labels", "confidences", G_TYPE_DOUBLE);
+  GstStructure *s = gst_structure_new_id_empty (g_quark_from_string (names.attribute));
+  take (s, f.label, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, label_of (r.best ())); });
+  take (s, f.label_id, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, r.best ().class_id); });
+  take (s, f.confidence, G_TYPE_DOUBLE, [&] (GValue *v) { g_value_set_double (v, r.best ().confidence); });
+  take (s, f.model_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.model_name); });
+  take (s, f.layer_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.layer_name); });
+  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
+  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
+  take (s, f.backend, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.backend); });
+  set_top_k (s, r, f.label_ids, f.labels, f.confidences, G_TYPE_DOUBLE);
   return s;
 }
 
@@ -118,12 +157,18 @@ int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNa
 
 GstStructure *object_message_entry (const FrameObject &o)
 {
-  GstStructure *s = gst_structure_new (
-      "object", "x", G_TYPE_INT, gint (o.box.x), "y", G_TYPE_INT, gint (o.box.y), "width", G_TYPE_INT,
-      gint (o.box.width), "height", G_TYPE_INT, gint (o.box.height), "tracking-id", G_TYPE_UINT64,
-      guint64 (o.source.tracked ? o.source.tracking_id : 0), "carried", G_TYPE_BOOLEAN,
-      gboolean (!o.classify), "age", G_TYPE_UINT, guint (o.age), "dla-core", G_TYPE_INT, o.dla_core, nullptr);
-  set_top_k (s, o.has_result ? o.result : ObjectResult{}, "class-ids", "labels", "confidences", G_TYPE_FLOAT);
+  const Fields &f = fields ();
+  GstStructure *s = gst_structure_new_id_empty (f.object);
+  const std::pair<GQuark, int64_t> box[] = {
+      {f.x, o.box.x}, {f.y, o.box.y}, {f.width, o.box.width}, {f.height, o.box.height}};
+  for (const auto &b : box)
+    take (s, b.first, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, gint (b.second)); });
+  take (s, f.tracking_id, G_TYPE_UINT64,
+        [&] (GValue *v) { g_value_set_uint64 (v, o.source.tracked ? o.source.tracking_id : 0); });
+  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
+  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
+  take (s, f.dla_core, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, o.dla_core); });
+  set_top_k (s, o.has_result ? o.result : ObjectResult{}, f.class_ids, f.labels, f.confidences, G_TYPE_FLOAT);
   return s;
 }
 

@@ -19,6 +19,7 @@
 namespace dlainfer {
 namespace objects {
 
+/* The strings are written as static strings: they must live for the process (g_intern_string). */
 struct OutputNames {
   const char *attribute = nullptr; /* the ROI parameter structure's name */
   const char *model_name = "";
