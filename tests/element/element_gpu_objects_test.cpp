@@ -316,10 +316,10 @@ TEST_F (Objects, SelectionRulesAndCounts)
   p.stop ();
 }
 
-/* Tracked objects carry their result for reclassify-interval frames (age), are classified again
- * when the box grew by 20 %, and forgotten after 150 frames unseen. max-in-flight=1: each frame's
- * results are stored before the next frame is decided. */
-TEST_F (Objects, ReclassifyIntervalGrowthAndEviction)
+/* Tracked objects carry their result for reclassify-interval frames (age) and are classified
+ * again when the box grew by 20 %. max-in-flight=1: each frame's results are stored before the
+ * next frame is decided. */
+TEST_F (Objects, ReclassifyIntervalAndGrowth)
 {
   Pipeline p (roi_pipeline ("colours", "max-in-flight=1 reclassify-interval=2"));
   ASSERT_TRUE (p.play ());
@@ -344,6 +344,8 @@ TEST_F (Objects, ReclassifyIntervalGrowthAndEviction)
   grown.w = grown.h = 44;
   frames = run (p, {frame_with ({tracked}, 6), frame_with ({grown}, 7), frame_with ({grown}, 8)});
   ASSERT_EQ (frames.size (), 3u);
+  for (const auto &f : frames)
+    ASSERT_TRUE (f.size () == 1 && f[0].found);
   EXPECT_FALSE (frames[0][0].carried);
   EXPECT_FALSE (frames[1][0].carried) << "grown by 20 %: classified again";
   EXPECT_TRUE (frames[2][0].carried);
