@@ -33,6 +33,7 @@ void MappedFrame::unmap ()
 /* What a task slot needs on our side: the staging of system-memory frames, and our events. */
 struct InputSlot {
   Staging staging;
+  Staging entries;                   /* roi-list: the objects' launch entries (preprocess::plan_objects) */
   dla::CudaEvent start, ready_timed; /* with timestamps: the engine's timed tasks */
   dla::CudaEvent ready;              /* the other tasks' "input written" */
 };
@@ -54,7 +55,7 @@ FrameInput::~FrameInput ()
   close ();
 }
 
-dla::Status FrameInput::open (int slots)
+dla::Status FrameInput::open (int slots, bool objects)
 {
   std::unique_ptr<Impl> im (new Impl ());
   dla::Status st = dla::CudaStream::Create (&im->stream);
@@ -63,8 +64,10 @@ dla::Status FrameInput::open (int slots)
   im->slots.resize (size_t (slots));
   for (InputSlot &s : im->slots)
     if (st.ok () && (st = dla::CudaEvent::Create (true, &s.start)).ok () &&
-        (st = dla::CudaEvent::Create (true, &s.ready_timed)).ok ())
-      st = dla::CudaEvent::Create (false, &s.ready);
+        (st = dla::CudaEvent::Create (true, &s.ready_timed)).ok () &&
+        (st = dla::CudaEvent::Create (false, &s.ready)).ok () && objects)
+      st = s.entries.reserve (size_t (preprocess::object_slots (preprocess::kMaxObjects)) *
+                              preprocess::object_entry_bytes ());
   if (!st.ok ())
     return st;
   im->graphs = std::make_unique<preprocess::LaunchGraphs> ();
@@ -109,13 +112,48 @@ dla::Status FrameInput::write (GstElement *element, CudaContext &cuda, GstBuffer
   pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)};
   pre.par_n = GST_VIDEO_INFO_PAR_N (info);
   pre.par_d = GST_VIDEO_INFO_PAR_D (info);
-  impl_->view = source_;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  const dla::Status st = gst_is_cuda_memory (mem) ? map_device (element, cuda, buf, frame)
-                                                  : map_system (element, buf, task.slot, frame);
+  const dla::Status st = map (element, cuda, buf, task.slot, frame);
   if (!st.ok ())
     return st;
   return launch (task, input, pre, ready);
+}
+
+dla::Status FrameInput::map (GstElement *element, CudaContext &cuda, GstBuffer *buf, int slot,
+                             MappedFrame *frame)
+{
+  impl_->view = source_;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  return gst_is_cuda_memory (mem) ? map_device (element, cuda, buf, frame)
+                                  : map_system (element, buf, slot, frame);
+}
+
+dla::Status FrameInput::write_objects (GstElement *element, CudaContext &cuda, GstBuffer *buf,
+                                       const dla::Task &first, const preprocess::ObjectRoi *objects, int n,
+                                       const tensor::View &input, preprocess::Params pre, MappedFrame *frame,
+                                       void **ready)
+{
+  pre.par_n = GST_VIDEO_INFO_PAR_N (&info_);
+  pre.par_d = GST_VIDEO_INFO_PAR_D (&info_);
+  dla::Status st = map (element, cuda, buf, first.slot, frame);
+  if (!st.ok ())
+    return st;
+  std::string why;
+  Staging &entries = impl_->slots[size_t (first.slot)].entries;
+  const size_t bytes = size_t (preprocess::object_slots (n)) * preprocess::object_entry_bytes ();
+  preprocess::Status pst =
+      bytes <= entries.capacity ()
+          ? preprocess::plan_objects (impl_->view, input, pre, objects, n, entries.host (), &why)
+          : preprocess::Status::kInvalidArgument;
+  if (pst == preprocess::Status::kOk)
+    pst =
+        preprocess::plan_objects_launch (impl_->view, input, pre, entries.device (), n, &impl_->launch, &why);
+  if (pst != preprocess::Status::kOk)
+    return dla::Status::Error (dla::Code::kRuntime, std::string ("The objects' preprocessing cannot run: ") +
+                                                        preprocess::status_name (pst) + ": " + why);
+  /* The entries reach the device on our stream, ahead of the launch that reads them. */
+  if (!(st = entries.upload (bytes, impl_->stream.get ())).ok ())
+    return st;
+  return start_launch (impl_->launch, first, ready);
 }
 
 /* Orders our stream after the upstream stream that wrote the frame (GStreamer >= 1.24). */
@@ -184,8 +222,13 @@ dla::Status FrameInput::launch (const dla::Task &task, const tensor::View &input
   if (pst != preprocess::Status::kOk)
     return dla::Status::Error (dla::Code::kRuntime, std::string ("The preprocessing kernel cannot run: ") +
                                                         preprocess::status_name (pst) + ": " + why);
+  return start_launch (impl_->launch, task, ready);
+}
+
+dla::Status FrameInput::start_launch (const preprocess::KernelLaunch &k, const dla::Task &task, void **ready)
+{
   /* Before the start event: making a graph must not count as the frame's preprocessing time. */
-  const size_t entry = impl_->graphs->prepare (impl_->launch);
+  const size_t entry = impl_->graphs->prepare (k);
   impl_->graphed = impl_->graphs->graphed (entry);
   InputSlot &s = impl_->slots[size_t (task.slot)];
   cudaStream_t stream = static_cast<cudaStream_t> (impl_->stream.get ());

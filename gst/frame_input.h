@@ -17,6 +17,10 @@
 #include "gst/cuda_context.h"
 #include "kernels/preprocess.h"
 
+namespace preprocess {
+struct KernelLaunch;
+}
+
 namespace dlainfer {
 
 /* Maps a frame for the scope of its processing. */
@@ -40,8 +44,8 @@ class FrameInput {
   FrameInput &operator= (const FrameInput &) = delete;
 
   /* start (primary context current): our stream, the kernel's graphs, and events and staging for
-   * each of the engine's `slots`. */
-  dla::Status open (int slots);
+   * each of the engine's `slots`; with `objects` (roi-list) each slot's object entries too. */
+  dla::Status open (int slots, bool objects = false);
   /* stop (context current): waits for our stream, then frees everything. */
   void close () noexcept;
 
@@ -54,10 +58,21 @@ class FrameInput {
   dla::Status write (GstElement *element, CudaContext &cuda, GstBuffer *buf, const dla::Task &task,
                      const tensor::View &input, preprocess::Params pre, MappedFrame *frame, void **ready);
 
+  /* roi-list: one launch writes the `n` objects' crops of `buf`, each into batch item
+   * `batch_index` of the tensor at its dst_ptr (the inputs of `tasks`, acquired); the entries go
+   * through the first task's slot (pinned host, then its device array, on our stream), whose
+   * events time the launch. *ready: the event every task of the wave waits for. */
+  dla::Status write_objects (GstElement *element, CudaContext &cuda, GstBuffer *buf, const dla::Task &first,
+                             const preprocess::ObjectRoi *objects, int n, const tensor::View &input,
+                             preprocess::Params pre, MappedFrame *frame, void **ready);
+
   /* After the task: the kernel's time on a timed task (negative otherwise), and whether the launch
    * was replayed from a CUDA graph. */
   float preprocess_ms (const dla::Task &task) const;
   bool graphed () const;
+  /* The negotiated frame size (objects are clipped to it). */
+  int width () const { return GST_VIDEO_INFO_WIDTH (&info_); }
+  int height () const { return GST_VIDEO_INFO_HEIGHT (&info_); }
   /* Waits for our stream: a failed frame is released only once nothing reads it. */
   void drain () noexcept;
 
@@ -65,6 +80,8 @@ class FrameInput {
   struct Impl;
   dla::Status map_device (GstElement *element, CudaContext &cuda, GstBuffer *buf, MappedFrame *frame);
   dla::Status map_system (GstElement *element, GstBuffer *buf, int slot, MappedFrame *frame);
+  dla::Status map (GstElement *element, CudaContext &cuda, GstBuffer *buf, int slot, MappedFrame *frame);
+  dla::Status start_launch (const preprocess::KernelLaunch &k, const dla::Task &task, void **ready);
   dla::Status launch (const dla::Task &task, const tensor::View &input, const preprocess::Params &pre,
                       void **ready);
 

@@ -11,11 +11,30 @@
 
 namespace {
 
+GstFlowReturn refused_flow (GstDlaInfer *self, dlainfer::InFlight::Wait w);
+
 /* The settings one frame uses, copied under the lock. */
 struct FrameSettings {
   preprocess::Params pre;
   uint32_t interval = 0;
+  bool objects = false;
+  dlainfer::objects::FlowParams flow; /* roi-list */
 };
+
+dlainfer::objects::FlowParams flow_params (const dlainfer::Settings &st, const dla::Engine &engine,
+                                           int64_t batch)
+{
+  dlainfer::objects::FlowParams p;
+  for (const std::string &c : dlainfer::object_classes (st))
+    p.selection.classes.push_back (g_quark_from_string (c.c_str ()));
+  p.selection.min_width = st.min_object_width;
+  p.selection.min_height = st.min_object_height;
+  p.selection.max_objects = st.max_objects;
+  p.reclassify_interval = st.reclassify_interval;
+  p.batch = uint32_t (batch);
+  p.max_tasks = uint32_t (engine.max_tasks ());
+  return p;
+}
 
 FrameSettings frame_settings (GstDlaInfer *self, dlainfer::PendingFrame *f, std::string *bad)
 {
@@ -25,6 +44,10 @@ FrameSettings frame_settings (GstDlaInfer *self, dlainfer::PendingFrame *f, std:
   dlainfer::check (self->priv->settings, bad);
   s.pre = dlainfer::preprocess_params (self->priv->settings);
   s.interval = self->priv->settings.interval;
+  s.objects = self->priv->objects.active;
+  if (s.objects)
+    s.flow =
+        flow_params (self->priv->settings, *self->priv->model->engine, self->priv->model->plan.shape.batch);
   f->post = dlainfer::postprocess_params (self->priv->settings);
   f->post_messages = self->priv->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
@@ -65,6 +88,121 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
   engine.release (task); /* no-op once submitted: a refused submit ended the task */
   priv->input.drain ();
   return st;
+}
+
+/* Submitted tasks of a wave that cannot go on (a later step failed): each ends before the frame
+ * goes (cuDLA cannot cancel), by task-timeout. */
+void abandon_tasks (GstDlaInfer *self, dlainfer::PendingFrame *f)
+{
+  dla::Engine &engine = *self->priv->model->engine;
+  const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
+  self->priv->input.drain ();
+  for (const dlainfer::ObjectTask &t : f->tasks)
+    if (engine.in_flight (t.slot))
+      engine.wait (dla::Task{t.slot, nullptr, t.timed}, deadline);
+  f->tasks.clear ();
+}
+
+/* roi-list: acquires tasks [begin, end) of the frame's plan (one wave), writes every object of
+ * the wave in one launch, submits each task after it. The submitted tasks are in f->tasks. */
+dla::Status start_wave (GstDlaInfer *self, dlainfer::PendingFrame *f, uint32_t begin, uint32_t end,
+                        const preprocess::Params &pre, const char **step)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  dla::Engine &engine = *priv->model->engine;
+  const dlainfer::objects::FrameObjects &fo = *f->objects;
+  std::vector<dla::Task> tasks (end - begin);
+  std::vector<preprocess::ObjectRoi> &rois = priv->objects.rois;
+  rois.clear ();
+  *step = "dla::Engine::acquire";
+  dla::Status st;
+  size_t acquired = 0;
+  for (; acquired < tasks.size () && (st = engine.acquire (&tasks[acquired])).ok (); ++acquired) {
+    const dlainfer::objects::PlannedTask &pt = fo.plan.tasks[begin + acquired];
+    for (uint32_t j = 0; j < pt.count; ++j) {
+      const dlainfer::objects::Box &b = fo.objects[fo.plan.objects[pt.first + j]].box;
+      rois.push_back (
+          {{int (b.x), int (b.y), int (b.width), int (b.height)}, tasks[acquired].input, int (j)});
+    }
+  }
+  if (st.ok ()) {
+    dlainfer::MappedFrame frame;
+    void *ready = nullptr;
+    *step = "writing the objects' model inputs";
+    st = priv->input.write_objects (GST_ELEMENT (self), priv->cuda, f->buffer, tasks[0], rois.data (),
+                                    int (rois.size ()), priv->model->plan.input_view, pre, &frame, &ready);
+    f->graphed = st.ok () && priv->input.graphed ();
+    *step = "dla::Engine::submit";
+    for (size_t i = 0; i < tasks.size () && st.ok (); ++i) {
+      if (!(st = engine.submit (tasks[i], ready)).ok ())
+        break;
+      const dlainfer::objects::PlannedTask &pt = fo.plan.tasks[begin + i];
+      f->tasks.push_back ({tasks[i].slot, tasks[i].timed, i == 0, pt.first, pt.count});
+    }
+  }
+  /* No-op for the submitted ones (and a refused submit ended its task). */
+  for (size_t i = 0; i < acquired; ++i)
+    engine.release (tasks[i]);
+  if (!st.ok ())
+    abandon_tasks (self, f);
+  return st;
+}
+
+/* roi-list: the frame's objects, their tasks in waves of the free slots. An earlier wave is read
+ * here once it ended (the next needs its slots); the last goes with the frame to the src task. */
+GstFlowReturn submit_objects (GstDlaInfer *self, dlainfer::PendingFrame &f, const FrameSettings &s)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  /* Room for a task before the cache decides: with max-in-flight=1 the frame before has stored
+   * its results by then (with more, the cache runs that many frames behind). */
+  const dlainfer::InFlight::Wait room = priv->inflight.wait_for_tasks (1);
+  if (room != dlainfer::InFlight::Wait::kReady)
+    return refused_flow (self, room);
+  f.objects = std::make_shared<dlainfer::objects::FrameObjects> ();
+  priv->objects.flow.prepare (f.buffer, priv->input.width (), priv->input.height (), s.flow,
+                              f.objects.get ());
+  const dlainfer::objects::WorkPlan &plan = f.objects->plan;
+  std::vector<float> scores;
+  std::vector<postprocess::Result> results;
+  for (uint32_t w = 0, begin = 0; w < plan.waves; ++w) {
+    uint32_t end = begin;
+    while (end < plan.tasks.size () && plan.tasks[end].wave == w)
+      ++end;
+    if (!f.tasks.empty ()) {
+      /* The previous wave's slots are needed again: read it here. */
+      dla::ScopedContext scope (priv->cuda.primary ());
+      const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
+      for (const dlainfer::ObjectTask &t : f.tasks) {
+        const dla::Status st = priv->model->engine->wait (dla::Task{t.slot, nullptr, t.timed}, deadline);
+        if (!st.ok ()) {
+          abandon_tasks (self, &f);
+          return frame_failed (self, st, "dla::Engine::wait (an earlier wave of the frame's objects)");
+        }
+      }
+      gst_dla_infer_read_object_tasks (self, f, f.tasks, &scores, &results);
+      f.tasks.clear ();
+    }
+    const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (int (end - begin));
+    if (wt != dlainfer::InFlight::Wait::kReady)
+      return refused_flow (self, wt);
+    dla::ScopedContext scope (priv->cuda.primary ());
+    const char *step = "";
+    const dla::Status st = start_wave (self, &f, begin, end, s.pre, &step);
+    if (!st.ok ())
+      return frame_failed (self, st, step);
+    begin = end;
+  }
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u object(s), %u classified in %u task(s), %u carried",
+                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), guint (f.objects->objects.size ()),
+                  guint (plan.objects.size ()), guint (plan.tasks.size ()), guint (plan.carried));
+  /* No task (no object, or all carried): queued behind the others, pushed without a wait. */
+  if (plan.tasks.empty ()) {
+    const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (0);
+    if (wt != dlainfer::InFlight::Wait::kReady)
+      return refused_flow (self, wt);
+  }
+  priv->inflight.push (std::move (f));
+  return GST_FLOW_OK;
 }
 
 /* What upstream gets when no frame may be queued. */
@@ -117,6 +255,8 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   if (!bad.empty ())
     return frame_failed (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties");
 
+  if (s.objects)
+    return submit_objects (self, f, s);
   const bool infer = priv->interval.infer_now (s.interval);
   const dlainfer::InFlight::Wait w = priv->inflight.wait_for_room (infer);
   if (w != dlainfer::InFlight::Wait::kReady)

@@ -19,6 +19,8 @@
 #include "gst/inflight.h"
 #include "gst/interval.h"
 #include "gst/model.h"
+#include "gst/objects/frame_objects.h"
+#include "gst/objects/object_output.h"
 #include "gst/outputs/classification.h"
 #include "gst/outputs/tensor_output.h"
 #include "gst/settings.h"
@@ -48,6 +50,19 @@ struct GstDlaInferPrivate {
   /* The stream (reset at start, flush and stream-start; streaming thread): which frames run the
    * model. */
   dlainfer::Interval interval;
+
+  /* inference-region=roi-list (start to stop): the objects' flow and result cache, the names their
+   * results are written under, scratch of the streaming thread (rois) and of the src task (scores,
+   * results). */
+  struct Objects {
+    bool active = false;
+    dlainfer::objects::ObjectFlow flow;
+    /* g_intern_string's: the results' structures keep them as static strings. */
+    const char *attribute = "", *model_name = "", *layer_name = "", *backend = "";
+    std::vector<preprocess::ObjectRoi> rois;
+    std::vector<float> scores;
+    std::vector<postprocess::Result> results;
+  } objects;
 
   /* The frames between submit (streaming thread) and push (the src pad's task): inflight.h. The
    * task touches model, input and output only through the frames it takes. */
@@ -92,6 +107,13 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self);
 /* After the warm-up task took `took` (shared_latency.cpp): the latency announced, every sharer's
  * tasks in flight (model-instance-id) counted, and announced again as sharers join or leave. */
 void gst_dla_infer_announce_latency (GstDlaInfer *self, std::chrono::nanoseconds took);
+
+/* roi-list: reads the results of the frame's tasks `tasks` (ended) into its objects, and
+ * counts them in `stats` (push_loop.cpp; the streaming thread reads its own earlier waves with it,
+ * into scratch of its own). */
+void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f,
+                                      const std::vector<dlainfer::ObjectTask> &tasks,
+                                      std::vector<float> *scores, std::vector<postprocess::Result> *results);
 
 /* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).
  * stop_pushing: every wait ends and the task is joined (PAUSED->READY). drop_frames: the frames

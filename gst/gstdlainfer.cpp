@@ -102,6 +102,22 @@ gboolean answer_latency (GstDlaInfer *self, GstQuery *query)
   return TRUE;
 }
 
+/* roi-list: the names each object's result is written under (objects/object_output.h). */
+void publish_objects (GstDlaInfer *self, const dlainfer::Settings &s)
+{
+  GstDlaInferPrivate::Objects &o = self->priv->objects;
+  const dlainfer::Model &m = *self->priv->model;
+  o.active = s.inference_region == dlainfer::InferenceRegion::kRoiList;
+  o.flow.reset ();
+  o.attribute =
+      g_intern_string (s.attribute_name.empty () ? GST_OBJECT_NAME (self) : s.attribute_name.c_str ());
+  gchar *base = g_path_get_basename (s.model.c_str ());
+  o.model_name = g_intern_string (base);
+  g_free (base);
+  o.layer_name = g_intern_string (m.engine->outputs ().empty () ? "" : m.engine->outputs ()[0].name.c_str ());
+  o.backend = g_intern_string (m.engine->backend ().c_str ());
+}
+
 /* After a model opened: what the frames need, and what the element shows of it. */
 void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
 {
@@ -116,6 +132,7 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
     GST_WARNING_OBJECT (self, "%s: the host de-pads the raw tensors instead", why.c_str ());
   priv->cuda.reset_log ();
   priv->interval.reset ();
+  publish_objects (self, s);
   priv->stats.reset ();
   std::vector<int> cores;
   for (int i = 0; i < m.engine->cores (); ++i)
@@ -296,7 +313,8 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
     return FALSE;
   }
   dla::ScopedContext scope (priv->cuda.primary ());
-  dla::Status st = priv->input.open (model->engine->num_slots ());
+  dla::Status st = priv->input.open (model->engine->num_slots (),
+                                     s.inference_region == dlainfer::InferenceRegion::kRoiList);
   if (!st.ok ()) {
     post_status (self, st, "the element's CUDA stream and events");
     return FALSE;
@@ -331,6 +349,7 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
     priv->model.reset ();
   }
   priv->output.clear ();
+  priv->objects.active = false;
   priv->tensors.clear ();
   GST_OBJECT_LOCK (trans);
   GstStructure *info = priv->model_info;
@@ -411,6 +430,7 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
       /* After a flush (a seek) the last result belongs elsewhere: it is never carried across; the
        * stream starts over, and may fail (and say so) again. */
       priv->interval.reset ();
+      priv->objects.flow.reset ();
       priv->stream_failed = false;
       const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
       gst_dla_infer_start_pushing (self);
@@ -422,6 +442,7 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
       /* A new stream (concat, input-selector): likewise. */
       drain (self, "stream-start");
       priv->interval.reset ();
+      priv->objects.flow.reset ();
       break;
     case GST_EVENT_EOS:
       drain (self, "EOS");

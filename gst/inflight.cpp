@@ -21,6 +21,8 @@ PendingFrame &PendingFrame::operator= (PendingFrame &&o) noexcept
     age = o.age;
     post = o.post;
     post_messages = o.post_messages;
+    objects = std::move (o.objects);
+    tasks = std::move (o.tasks);
     segment = o.segment;
     running_time = o.running_time;
     submitted_at = o.submitted_at;
@@ -66,13 +68,19 @@ InFlight::Wait InFlight::wait_until (std::unique_lock<std::mutex> &lock, Deadlin
 
 InFlight::Wait InFlight::wait_for_room (bool needs_task, Deadline deadline)
 {
+  return wait_for_tasks (needs_task ? 1 : 0, deadline);
+}
+
+InFlight::Wait InFlight::wait_for_tasks (int tasks, Deadline deadline)
+{
   std::unique_lock<std::mutex> lock (mutex_);
+  tasks = tasks > max_tasks_ ? max_tasks_ : tasks;
   /* A stopped task frees nothing: the stored flow goes upstream first. */
   if (stopped () && !flushing_)
     return Wait::kStopped;
   return wait_until (lock, deadline, [&] {
     const int frames = int (frames_.size ()) + (busy_ ? 1 : 0);
-    return frames < max_frames_ && (!needs_task || tasks_ < max_tasks_) && !stopped ();
+    return frames < max_frames_ && tasks_ + tasks <= max_tasks_ && !stopped ();
   });
 }
 
@@ -80,8 +88,7 @@ void InFlight::push (PendingFrame &&frame)
 {
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    if (frame.inferred ())
-      ++tasks_;
+    tasks_ += frame.task_count ();
     frames_.push_back (std::move (frame));
   }
   changed_.notify_all ();
@@ -120,12 +127,11 @@ InFlight::Wait InFlight::next (PendingFrame *out, Deadline deadline)
   return Wait::kReady;
 }
 
-void InFlight::task_done ()
+void InFlight::task_done (int n)
 {
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    if (tasks_ > 0)
-      --tasks_;
+    tasks_ = tasks_ > n ? tasks_ - n : 0;
   }
   changed_.notify_all ();
 }

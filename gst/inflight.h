@@ -13,11 +13,26 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "host/postprocess.h"
 
 namespace dlainfer {
+
+namespace objects {
+struct FrameObjects;
+}
+
+/* One DLA task of a frame's objects (inference-region=roi-list): `count` objects of the frame's
+ * plan from `first` (objects::WorkPlan), batch items 0..count-1 of `slot`'s tensors. */
+struct ObjectTask {
+  int slot = -1;
+  bool timed = false;
+  bool first_of_wave = false; /* its slot's events timed the wave's one preprocessing launch */
+  uint32_t first = 0, count = 0;
+};
 
 /* One frame on its way through the element. Owns its buffer. */
 struct PendingFrame {
@@ -33,12 +48,18 @@ struct PendingFrame {
   guint age = 0; /* a carried result's age in frames */
   postprocess::Params post;
   bool post_messages = false;
+  /* roi-list: the frame's objects (null in full-frame mode) and the tasks queued with it (its
+   * last wave; earlier waves ended at submit). No task: every object carried, or none. */
+  std::shared_ptr<objects::FrameObjects> objects;
+  std::vector<ObjectTask> tasks;
   GstSegment segment{};                                 /* at submit: for the result message */
   GstClockTime running_time = GST_CLOCK_TIME_NONE;      /* at submit */
   std::chrono::steady_clock::time_point submitted_at{}; /* for the hold (in -> out) */
   std::chrono::nanoseconds downstream_at_submit{0};     /* DownstreamTime::total at submit */
 
   bool inferred () const { return slot >= 0; }
+  /* The DLA tasks the frame holds until the src task has read them. */
+  int task_count () const { return (slot >= 0 ? 1 : 0) + int (tasks.size ()); }
   GstBuffer *take_buffer ();
 };
 
@@ -54,6 +75,8 @@ class InFlight {
   /* Streaming thread. Room for one more frame (and a task slot when `needs_task`). kStopped: the
    * stored flow is not OK. */
   Wait wait_for_room (bool needs_task, Deadline deadline = kForever);
+  /* The same for a frame that needs `tasks` task slots (at most max_tasks). */
+  Wait wait_for_tasks (int tasks, Deadline deadline = kForever);
   void push (PendingFrame &&frame);
   /* Until no frame is queued and none is being pushed. */
   Wait drain (Deadline deadline = kForever);
@@ -62,7 +85,7 @@ class InFlight {
   /* The src task. Takes the oldest frame and marks the queue busy until pushed () (kReady); the
    * frame's task slot stays counted until task_done (). */
   Wait next (PendingFrame *out, Deadline deadline = kForever);
-  void task_done ();
+  void task_done (int n = 1);
   /* The frame taken by next () was pushed (or dropped) with `ret`; a flow other than OK is kept
    * until the next flush stop. */
   void pushed (GstFlowReturn ret);
@@ -90,7 +113,7 @@ class InFlight {
   std::condition_variable changed_;
   std::deque<PendingFrame> frames_;
   int max_tasks_ = 1, max_frames_ = 1;
-  int tasks_ = 0;     /* inferred frames queued or taken whose task has not ended */
+  int tasks_ = 0;     /* tasks of the frames queued or taken that have not been read */
   bool busy_ = false; /* the task took a frame and has not pushed it yet */
   bool flushing_ = false;
   GstFlowReturn flow_ = GST_FLOW_OK;

@@ -6,6 +6,7 @@
 #include "dla/completion_wait.h"
 #include "dla/primary_context.h"
 #include "gst/gstdlainfer-private.h"
+#include "gst/outputs/result_message.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -21,10 +22,50 @@ dla::Task task_of (const dlainfer::PendingFrame &f)
   return dla::Task{f.slot, nullptr, f.timed};
 }
 
+/* roi-list: "dlainfer-result" with the frame's times, backend and `objects`, one entry per
+ * selected object with its box and result (objects/object_output.h). */
+void post_objects (GstDlaInfer *self, const dlainfer::PendingFrame &f)
+{
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  for (const dlainfer::objects::FrameObject &o : f.objects->objects) {
+    GValue item = G_VALUE_INIT;
+    g_value_init (&item, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&item, dlainfer::objects::object_message_entry (o));
+    gst_value_array_append_and_take_value (&array, &item);
+  }
+  GstStructure *s =
+      dlainfer::frame_structure (dlainfer::frame_times (f.buffer, &f.segment), self->priv->output.backend ());
+  gst_structure_take_value (s, "objects", &array);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* roi-list: each object's result (read from its task, or carried) written back on the buffer. */
+void attach_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  gst_dla_infer_read_object_tasks (self, f, f.tasks, &priv->objects.scores, &priv->objects.results);
+  const dlainfer::objects::FrameObjects &fo = *f.objects;
+  priv->objects.flow.classified (fo);
+  const dlainfer::objects::OutputNames names{priv->objects.attribute, priv->objects.model_name,
+                                             priv->objects.layer_name, priv->objects.backend};
+  for (const dlainfer::objects::FrameObject &o : fo.objects)
+    dlainfer::objects::write_object_result (f.buffer, o, names);
+  const dlainfer::objects::FrameCounts &c = fo.counts;
+  priv->stats.object_frame ({c.seen, c.classified, c.carried, c.selection.degenerate, c.selection.filtered,
+                             c.selection.too_small, c.selection.over_maximum});
+  if (f.post_messages)
+    post_objects (self, f);
+}
+
 /* The one place a frame gets its results: post-processing, the meta, the bus message. */
 void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
 {
   GstDlaInferPrivate *priv = self->priv;
+  if (f.objects) {
+    attach_object_results (self, f);
+    return;
+  }
   if (!f.inferred ()) {
     priv->output.attach (GST_OBJECT (self), f.buffer, true, f.age);
     priv->stats.skipped ();
@@ -49,7 +90,7 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
 
 /* Until the frame's task ends, task-timeout passes (whether or not cuDLA applies one itself), or
  * a flush comes (*aborted: the task stays in flight). */
-dla::Status wait_task (GstDlaInfer *self, const dlainfer::PendingFrame &f, bool *aborted)
+dla::Status wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted)
 {
   GstDlaInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
@@ -57,8 +98,8 @@ dla::Status wait_task (GstDlaInfer *self, const dlainfer::PendingFrame &f, bool 
   const auto deadline = Clock::now () + timeout;
   dla::ScopedContext scope (priv->cuda.primary ());
   for (;;) {
-    const dla::Status st = engine.wait (task_of (f), std::min (deadline, Clock::now () + kWaitSlice));
-    if (st.code != dla::Code::kTimeout || !engine.in_flight (f.slot))
+    const dla::Status st = engine.wait (task, std::min (deadline, Clock::now () + kWaitSlice));
+    if (st.code != dla::Code::kTimeout || !engine.in_flight (task.slot))
       return st;
     if (Clock::now () >= deadline)
       return dla::Status::Error (dla::Code::kTimeout,
@@ -100,6 +141,29 @@ void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* Waits every task of the frame in turn; false when one failed (posted) or a flush came: the
+ * frame went back to the queue. */
+bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  const size_t n = size_t (f.task_count ());
+  for (size_t i = 0; i < n; ++i) {
+    const dla::Task task =
+        f.inferred () ? task_of (f) : dla::Task{f.tasks[i].slot, nullptr, f.tasks[i].timed};
+    bool aborted = false;
+    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d (DLA core %d)",
+                    GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), task.slot,
+                    priv->model->engine->core_of (task.slot));
+    const dla::Status st = wait_task (self, task, &aborted);
+    if (aborted || !st.ok ()) {
+      const GstFlowReturn ret = aborted ? GST_FLOW_OK : frame_failed (self, st, "dla::Engine::wait");
+      priv->inflight.give_back (std::move (f), ret);
+      return false;
+    }
+  }
+  return true;
+}
+
 void push_loop (gpointer data)
 {
   GstDlaInfer *self = GST_DLA_INFER (data);
@@ -111,22 +175,14 @@ void push_loop (gpointer data)
     gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (self));
     return;
   }
-  if (f.inferred ()) {
-    bool aborted = false;
-    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d (DLA core %d)",
-                    GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), f.slot, priv->model->engine->core_of (f.slot));
-    const dla::Status st = wait_task (self, f, &aborted);
-    if (aborted || !st.ok ()) {
-      /* Dropped later (drop_frames), once its kernel and its task have ended. */
-      const GstFlowReturn ret = aborted ? GST_FLOW_OK : frame_failed (self, st, "dla::Engine::wait");
-      priv->inflight.give_back (std::move (f), ret);
-      gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (self));
-      return;
-    }
+  if (!wait_tasks (self, f)) {
+    /* Dropped later (drop_frames), once its kernel and its tasks have ended. */
+    gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (self));
+    return;
   }
   attach_results (self, f);
-  if (f.inferred ())
-    priv->inflight.task_done ();
+  if (f.task_count () > 0)
+    priv->inflight.task_done (f.task_count ());
   const auto now = Clock::now ();
   note_hold (self, f, now);
   priv->downstream.push_started (now);
@@ -139,6 +195,32 @@ void push_loop (gpointer data)
 }
 
 }  // namespace
+
+void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f,
+                                      const std::vector<dlainfer::ObjectTask> &tasks,
+                                      std::vector<float> *scores, std::vector<postprocess::Result> *results)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  dla::Engine &engine = *priv->model->engine;
+  dlainfer::objects::FrameObjects &fo = *f.objects;
+  for (const dlainfer::ObjectTask &t : tasks) {
+    const dla::Task task{t.slot, nullptr, t.timed};
+    const dla::SlotTimings timing = engine.timings (t.slot);
+    const auto post_start = Clock::now ();
+    const void *out = engine.host_output (t.slot, 0);
+    for (uint32_t j = 0; j < t.count && out; ++j) {
+      dlainfer::objects::FrameObject &o = fo.objects[fo.plan.objects[t.first + j]];
+      dlainfer::objects::read_item_result (priv->model->plan.output_view, out, j, f.post,
+                                           priv->output.labels (), scores, results, &o.result);
+      o.has_result = true;
+      o.dla_core = timing.dla_core;
+    }
+    const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
+    priv->stats.object_task (t.first_of_wave ? priv->input.preprocess_ms (task) : -1.f, timing.dla_ms,
+                             post_ms, timing.total_ms, f.graphed && t.first_of_wave, timing.dla_core,
+                             timing.busy_ms);
+  }
+}
 
 void gst_dla_infer_start_pushing (GstDlaInfer *self)
 {
@@ -163,12 +245,19 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
   priv->input.drain ();
   dla::Engine &engine = *priv->model->engine;
   /* cuDLA cannot cancel: a slot is reused only after its task ended. */
+  std::vector<dla::Task> tasks;
   for (const dlainfer::PendingFrame &f : frames) {
-    if (!f.inferred () || !engine.in_flight (f.slot))
+    if (f.inferred ())
+      tasks.push_back (task_of (f));
+    for (const dlainfer::ObjectTask &t : f.tasks)
+      tasks.push_back ({t.slot, nullptr, t.timed});
+  }
+  for (const dla::Task &t : tasks) {
+    if (!engine.in_flight (t.slot))
       continue;
-    const dla::Status st = engine.wait (task_of (f), deadline);
+    const dla::Status st = engine.wait (t, deadline);
     if (!st.ok ())
-      GST_WARNING_OBJECT (self, "dropping a frame: its DLA task on slot %d: %s", f.slot, st.message.c_str ());
+      GST_WARNING_OBJECT (self, "dropping a frame: its DLA task on slot %d: %s", t.slot, st.message.c_str ());
   }
   GST_DEBUG_OBJECT (self, "dropped %u frame(s)", guint (frames.size ()));
 }

@@ -71,14 +71,14 @@ bool check_attribute_name (const Settings &s, std::string *message)
   return ok;
 }
 
-/* The objects' flow is not in the element yet (docs/architecture.md 8): refused, never ignored. */
+/* roi-list attaches each object's result, not the task's raw tensors (a batch of objects). */
 bool check_region (const Settings &s, std::string *message)
 {
-  if (s.inference_region == InferenceRegion::kFullFrame)
+  if (s.inference_region == InferenceRegion::kFullFrame || !s.tensor_meta)
     return true;
   *message =
-      "inference-region=roi-list: classifying the objects on a frame is not wired into the element "
-      "yet (issue #22; docs/architecture.md section 8): use inference-region=full-frame";
+      "inference-region=roi-list with tensor-meta=true: the raw tensors of a batch of objects are not "
+      "attached (docs/objects.md): set tensor-meta=false, or inference-region=full-frame";
   return false;
 }
 

@@ -18,6 +18,7 @@ void Stats::reset ()
   frames_ = inferences_ = skipped_ = errors_ = graph_launches_ = 0;
   preprocess_ = dla_ = postprocess_ = total_ = Timing ();
   cores_ = {};
+  objects_ = {};
 }
 
 void Stats::set_cores (const std::vector<int> &cores)
@@ -33,6 +34,32 @@ void Stats::inferred (float preprocess_ms, float dla_ms, float postprocess_ms, f
 {
   std::lock_guard<std::mutex> lock (mutex_);
   ++frames_;
+  add_task (preprocess_ms, dla_ms, postprocess_ms, total_ms, from_graph, dla_core, busy_ms);
+}
+
+void Stats::object_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
+                         bool from_graph, int dla_core, float busy_ms)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  add_task (preprocess_ms, dla_ms, postprocess_ms, total_ms, from_graph, dla_core, busy_ms);
+}
+
+void Stats::object_frame (const ObjectCounts &c)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  ++frames_;
+  objects_.seen += c.seen;
+  objects_.classified += c.classified;
+  objects_.carried += c.carried;
+  objects_.degenerate += c.degenerate;
+  objects_.filtered += c.filtered;
+  objects_.too_small += c.too_small;
+  objects_.over_maximum += c.over_maximum;
+}
+
+void Stats::add_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
+                      bool from_graph, int dla_core, float busy_ms)
+{
   ++inferences_;
   graph_launches_ += from_graph;
   preprocess_.add (preprocess_ms);
@@ -67,6 +94,7 @@ GstStructure *Stats::to_structure () const
   uint64_t frames, inferences, skipped, errors, graph_launches;
   Timing t[4];
   std::array<Core, kCores> cores;
+  ObjectCounts o;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     frames = frames_;
@@ -79,6 +107,7 @@ GstStructure *Stats::to_structure () const
     t[2] = postprocess_;
     t[3] = total_;
     cores = cores_;
+    o = objects_;
   }
   GstStructure *s = gst_structure_new (
       "dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences", G_TYPE_UINT64,
@@ -105,6 +134,12 @@ GstStructure *Stats::to_structure () const
     gst_value_array_append_and_take_value (&array, &item);
   }
   gst_structure_take_value (s, "cores", &array);
+  gst_structure_set (s, "objects-seen", G_TYPE_UINT64, guint64 (o.seen), "objects-classified", G_TYPE_UINT64,
+                     guint64 (o.classified), "objects-carried", G_TYPE_UINT64, guint64 (o.carried),
+                     "objects-degenerate", G_TYPE_UINT64, guint64 (o.degenerate), "objects-filtered",
+                     G_TYPE_UINT64, guint64 (o.filtered), "objects-too-small", G_TYPE_UINT64,
+                     guint64 (o.too_small), "objects-over-maximum", G_TYPE_UINT64, guint64 (o.over_maximum),
+                     nullptr);
   return s;
 }
 

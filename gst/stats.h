@@ -15,6 +15,12 @@
 
 namespace dlainfer {
 
+/* inference-region=roi-list: what became of the objects on the frames (objects/selection.h). */
+struct ObjectCounts {
+  uint64_t seen = 0, classified = 0, carried = 0;
+  uint64_t degenerate = 0, filtered = 0, too_small = 0, over_maximum = 0;
+};
+
 class Stats {
  public:
   void reset ();
@@ -28,11 +34,18 @@ class Stats {
                  int dla_core = -1, float busy_ms = -1.f);
   void skipped ();
   void failed ();
+  /* roi-list: one DLA task of a frame's objects (an inference; times as above), and one frame
+   * with its objects' counts (whatever its tasks). */
+  void object_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph,
+                    int dla_core = -1, float busy_ms = -1.f);
+  void object_frame (const ObjectCounts &counts);
 
   /* "dlainfer-stats": frames, inferences, skipped, errors, graph-launches (guint64) and, for preprocess, dla,
    * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any); `cores`, an
    * array of "dla-core" structures (core: int, tasks: guint64, busy-ms: gdouble), one per core the
-   * model runs on, in core order: this element's tasks there and the DLA time they took. */
+   * model runs on, in core order: this element's tasks there and the DLA time they took;
+   * objects-seen, -classified, -carried, -degenerate, -filtered, -too-small, -over-maximum
+   * (guint64: roi-list's objects; 0 in full-frame mode). */
   GstStructure *to_structure () const;
 
  private:
@@ -43,7 +56,11 @@ class Stats {
     double mean () const { return count ? sum / double (count) : 0.0; }
   };
 
+  void add_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph,
+                 int dla_core, float busy_ms); /* mutex_ held */
+
   mutable std::mutex mutex_;
+  ObjectCounts objects_;
   uint64_t frames_ = 0, inferences_ = 0, skipped_ = 0, errors_ = 0, graph_launches_ = 0;
   Timing preprocess_, dla_, postprocess_, total_;
   struct Core {

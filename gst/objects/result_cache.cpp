@@ -71,6 +71,12 @@ Decision ResultCache::decide (guint64 tracking_id, int64_t area, uint32_t interv
 
 void ResultCache::store (guint64 tracking_id, int64_t area, const ObjectResult &result)
 {
+  store_at (tracking_id, area, result, frame_);
+}
+
+void ResultCache::store_at (guint64 tracking_id, int64_t area, const ObjectResult &result, uint64_t at)
+{
+  at = std::min (at, frame_);
   uint32_t i;
   auto it = index_.find (tracking_id);
   if (it != index_.end ()) {
@@ -84,12 +90,14 @@ void ResultCache::store (guint64 tracking_id, int64_t area, const ObjectResult &
     i = free_.back ();
     free_.pop_back ();
     index_.emplace (tracking_id, i);
+    pool_[i].seen_at = at;
   }
   Entry &e = pool_[i];
   e.id = tracking_id;
   e.result = result;
   e.area = area;
-  e.classified_at = e.seen_at = frame_;
+  e.classified_at = at;
+  e.seen_at = std::max (e.seen_at, at);
   link_front (i);
 }
 

@@ -56,6 +56,9 @@ class ResultCache {
   Decision decide (guint64 tracking_id, int64_t area, uint32_t interval);
   /* The object was classified on this frame at this area (may evict the least recently seen). */
   void store (guint64 tracking_id, int64_t area, const ObjectResult &result);
+  /* The same for a result of an earlier frame `at` (the element stores a frame's results when its
+   * tasks end, frames after it was decided): the age counts from `at`. */
+  void store_at (guint64 tracking_id, int64_t area, const ObjectResult &result, uint64_t at);
   /* Its tracker lost it: its result goes. */
   void lost (guint64 tracking_id);
   /* Everything goes (flush, stop); the frame count restarts. */

@@ -73,15 +73,8 @@ void ClassificationOutput::post (GstElement *element, GstBuffer *buf, const GstS
 {
   if (!active_)
     return;
-  FrameTimes times;
-  times.timestamp = GST_BUFFER_PTS (buf);
-  times.duration = GST_BUFFER_DURATION (buf);
-  if (segment->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (times.timestamp)) {
-    times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
-    times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
-  }
-  GstStructure *s =
-      result_structure (meta_results_.data (), guint (meta_results_.size ()), times, backend_, dla_core_);
+  GstStructure *s = result_structure (meta_results_.data (), guint (meta_results_.size ()),
+                                      frame_times (buf, segment), backend_, dla_core_);
   gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element), s));
 }
 

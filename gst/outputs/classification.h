@@ -36,6 +36,8 @@ class ClassificationOutput {
   const char *best_label () const;
   float best_confidence () const;
   GQuark backend () const { return backend_; }
+  /* The label quark of each class (roi-list reads its objects' results with them). */
+  const std::vector<GQuark> &labels () const { return label_quarks_; }
 
  private:
   bool active_ = false; /* prepared for a model with a class vector */

@@ -11,6 +11,27 @@ void append (GValue *array, GValue *item)
 
 }  // namespace
 
+FrameTimes frame_times (GstBuffer *buf, const GstSegment *segment)
+{
+  FrameTimes times;
+  times.timestamp = GST_BUFFER_PTS (buf);
+  times.duration = GST_BUFFER_DURATION (buf);
+  if (segment->format == GST_FORMAT_TIME && GST_CLOCK_TIME_IS_VALID (times.timestamp)) {
+    times.running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, times.timestamp);
+    times.stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, times.timestamp);
+  }
+  return times;
+}
+
+GstStructure *frame_structure (const FrameTimes &times, GQuark backend)
+{
+  return gst_structure_new (kResultMessageName, "timestamp", G_TYPE_UINT64, guint64 (times.timestamp),
+                            "stream-time", G_TYPE_UINT64, guint64 (times.stream_time), "running-time",
+                            G_TYPE_UINT64, guint64 (times.running_time), "duration", G_TYPE_UINT64,
+                            guint64 (times.duration), "backend", G_TYPE_STRING,
+                            backend ? g_quark_to_string (backend) : "", nullptr);
+}
+
 GstStructure *result_structure (const GstDlaClassification *results, guint n, const FrameTimes &times,
                                 GQuark backend, int dla_core)
 {
@@ -30,11 +51,8 @@ GstStructure *result_structure (const GstDlaClassification *results, guint n, co
     g_value_set_float (&v, results[i].confidence);
     append (&confidences, &v);
   }
-  GstStructure *s = gst_structure_new (
-      kResultMessageName, "timestamp", G_TYPE_UINT64, guint64 (times.timestamp), "stream-time", G_TYPE_UINT64,
-      guint64 (times.stream_time), "running-time", G_TYPE_UINT64, guint64 (times.running_time), "duration",
-      G_TYPE_UINT64, guint64 (times.duration), "backend", G_TYPE_STRING,
-      backend ? g_quark_to_string (backend) : "", "dla-core", G_TYPE_INT, dla_core, nullptr);
+  GstStructure *s = frame_structure (times, backend);
+  gst_structure_set (s, "dla-core", G_TYPE_INT, dla_core, nullptr);
   gst_structure_take_value (s, "class-ids", &ids);
   gst_structure_take_value (s, "labels", &labels);
   gst_structure_take_value (s, "confidences", &confidences);

@@ -18,6 +18,14 @@ struct FrameTimes {
   GstClockTime duration = GST_CLOCK_TIME_NONE;
 };
 
+/* A buffer's times in its segment. */
+FrameTimes frame_times (GstBuffer *buf, const GstSegment *segment);
+
+/* "dlainfer-result, timestamp=(guint64), stream-time=(guint64), running-time=(guint64),
+ * duration=(guint64), backend=(string)": a frame's part of the message (roi-list adds its
+ * `objects` array, objects/object_output.h). */
+GstStructure *frame_structure (const FrameTimes &times, GQuark backend);
+
 /* "dlainfer-result, timestamp=(guint64), stream-time=(guint64), running-time=(guint64),
  * duration=(guint64), backend=(string), dla-core=(int), class-ids=(int)<...>, labels=(string)<...>,
  * confidences=(float)<...>": the results in their order (best first); dla-core: the core that

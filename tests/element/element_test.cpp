@@ -469,8 +469,8 @@ TEST (ElementFailure, BadMeanStdAtStart)
   }
 }
 
-/* The object settings fail start naming the property and the fix; roi-list is refused until the
- * objects' flow is in the element (docs/architecture.md 8), never ignored. */
+/* The object settings fail start naming the property and the fix; roi-list does not attach raw
+ * tensors (a batch of objects), so tensor-meta with it is refused, never ignored. */
 TEST (ElementFailure, BadObjectSettingsAtStart)
 {
   {
@@ -484,9 +484,16 @@ TEST (ElementFailure, BadObjectSettingsAtStart)
                   "Property 'attribute-name' is \"a b\": it names a GstStructure");
   }
   {
-    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin inference-region=roi-list"));
+    const BusError e =
+        run_until_error (pipeline_with ("model=/nonexistent.bin inference-region=roi-list tensor-meta=true"));
     EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-                  "inference-region=roi-list: classifying the objects on a frame is not wired");
+                  "inference-region=roi-list with tensor-meta=true: the raw tensors of a batch of objects");
+  }
+  {
+    /* Without tensor-meta roi-list starts (and fails on the model file, not on the region). */
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin inference-region=roi-list"));
+    EXPECT_TRUE (e.posted);
+    EXPECT_EQ (e.message.find ("inference-region"), std::string::npos) << e.message;
   }
 }
 

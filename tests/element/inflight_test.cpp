@@ -219,3 +219,34 @@ TEST (InFlight, DroppedFramesReleaseTheirBuffers)
 }
 
 }  // namespace
+
+namespace {
+
+/* roi-list: a frame holds several tasks (its last wave); room is counted in tasks, and a frame
+ * without a task needs a place in the queue only. */
+TEST (InFlight, FramesWithSeveralTasks)
+{
+  InFlight q;
+  q.configure (3, 8);
+  ASSERT_EQ (q.wait_for_tasks (2, in (100ms)), InFlight::Wait::kReady);
+  PendingFrame f = frame (-1, 0);
+  f.tasks = {{0, false, true, 0, 4}, {1, false, false, 4, 2}};
+  EXPECT_EQ (f.task_count (), 2);
+  q.push (std::move (f));
+  EXPECT_EQ (q.tasks (), 2);
+  EXPECT_EQ (q.wait_for_tasks (2, in (30ms)), InFlight::Wait::kTimeout) << "one slot free, two asked";
+  EXPECT_EQ (q.wait_for_tasks (1, in (30ms)), InFlight::Wait::kReady);
+  q.push (frame (-1, 1)); /* no task: every object carried */
+  EXPECT_EQ (q.tasks (), 2);
+  EXPECT_EQ (q.wait_for_tasks (5, in (30ms)), InFlight::Wait::kTimeout) << "more than the maximum: all of it";
+  PendingFrame out;
+  ASSERT_EQ (q.next (&out, in (100ms)), InFlight::Wait::kReady);
+  EXPECT_EQ (out.tasks.size (), 2u);
+  q.task_done (out.task_count ());
+  q.pushed (GST_FLOW_OK);
+  EXPECT_EQ (q.tasks (), 0);
+  EXPECT_EQ (q.wait_for_tasks (3, in (30ms)), InFlight::Wait::kReady);
+  EXPECT_EQ (take_and_push (q), 1u);
+}
+
+}  // namespace

@@ -1,28 +1,18 @@
 /* Where a frame's objects come from (gst/objects/object_source.h): ROI metas on every version,
  * GstAnalyticsODMtd with its tracking on >= 1.24 builds, both on one buffer. */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
+#include "gst/objects/object_source.h"
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
-#include "gst/objects/object_source.h"
-
-#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 24, 0)
-#define TEST_ANALYTICS 1
-#include <gst/analytics/analytics.h>
-#endif
+#include "objects_test_support.h"
 
 namespace {
 
 using namespace dlainfer::objects;
 
-struct BufferPtr {
-  GstBuffer *b = gst_buffer_new ();
-  ~BufferPtr () { gst_buffer_unref (b); }
-};
+using objects_test::BufferPtr;
 
 GstVideoRegionOfInterestMeta *add_roi (GstBuffer *b, const char *type, guint x, guint y, guint w, guint h)
 {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gst/interval.h"
@@ -123,6 +124,34 @@ TEST (Stats, PerCoreTasksAndBusyTime)
   s = stats.to_structure ();
   EXPECT_EQ (gst_value_array_get_size (gst_structure_get_value (s, "cores")), 0u)
       << "reset forgets the cores";
+  gst_structure_free (s);
+}
+
+/* roi-list: a frame counts once whatever its tasks; each task is an inference; the objects'
+ * counts add up, and reset clears them. */
+TEST (Stats, ObjectsFramesTasksAndCounts)
+{
+  dlainfer::Stats stats;
+  stats.object_task (1.f, 2.f, 0.1f, 3.f, true, 0, 2.f);
+  stats.object_task (-1.f, 2.f, 0.1f, 3.f, false, 0, 2.f);
+  stats.object_frame ({20, 16, 2, 1, 3, 4, 5});
+  stats.object_frame ({1, 0, 1, 0, 0, 0, 0}); /* every object carried: no task */
+  GstStructure *s = stats.to_structure ();
+  EXPECT_EQ (u64 (s, "frames"), 2u);
+  EXPECT_EQ (u64 (s, "inferences"), 2u);
+  EXPECT_EQ (u64 (s, "graph-launches"), 1u);
+  EXPECT_NEAR (dbl (s, "preprocess-mean-ms"), 1.0, 1e-6) << "the unmeasured task left out";
+  const std::pair<const char *, guint64> expected[] = {{"objects-seen", 21},       {"objects-classified", 16},
+                                                       {"objects-carried", 3},     {"objects-degenerate", 1},
+                                                       {"objects-filtered", 3},    {"objects-too-small", 4},
+                                                       {"objects-over-maximum", 5}};
+  for (const auto &e : expected)
+    EXPECT_EQ (u64 (s, e.first), e.second) << e.first;
+  gst_structure_free (s);
+  stats.reset ();
+  s = stats.to_structure ();
+  for (const auto &e : expected)
+    EXPECT_EQ (u64 (s, e.first), 0u) << e.first;
   gst_structure_free (s);
 }
 

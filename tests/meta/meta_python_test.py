@@ -6,6 +6,8 @@
            reads them in flight, and every field is read back at the appsink through the typelib
            and through the example's own JSON formatting.
   tensors  GstDlaTensorMeta (raw outputs on GStreamer < 1.26): a tensor added and read back.
+  objects  an object's result (roi-list) read from its ROI meta's parameter structure through
+           dla_object_get_result, by attribute name and as the first dlainfer result.
   messages the example's messages for a missing dlainfer plugin (naming GST_PLUGIN_PATH) and a
            missing typelib (naming GI_TYPELIB_PATH), and its usage error.
 
@@ -185,6 +187,23 @@ def test_tensors():
     check(values == (0.5, -1.0, 2.0), f"tensors: data {values}")
 
 
+def test_objects():
+    """dla_object_get_result: the parameter structure roi-list writes, read through the typelib."""
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import GstVideo
+    buf = Gst.Buffer.new()
+    roi = GstVideo.buffer_add_video_region_of_interest_meta(buf, "car", 1, 2, 30, 40)
+    roi.add_param(Gst.Structure.new_from_string("detection, label=(string)car"))
+    check(not GstDlaInfer.dla_object_get_result(roi, None)[0], "objects: another element's parameter is no result")
+    roi.add_param(Gst.Structure.new_from_string(
+        "colour, label=(string)red, label_id=(int)2, confidence=(double)0.5, carried=(boolean)true, "
+        "age=(uint)3, backend=(string)swdla"))
+    got = tuple(GstDlaInfer.dla_object_get_result(roi, None))
+    check(got == (True, 2, "red", 0.5, True, 3), f"objects: first result {got}")
+    check(GstDlaInfer.dla_object_get_result(roi, "colour")[0], "objects: by attribute name")
+    check(not GstDlaInfer.dla_object_get_result(roi, "other")[0], "objects: another attribute name")
+
+
 def run_example(env_changes, *args):
     env = dict(os.environ)
     for k, v in env_changes.items():
@@ -226,6 +245,7 @@ def test_messages():
 
 test_attach()
 test_tensors()
+test_objects()
 test_messages()
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

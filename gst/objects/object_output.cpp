@@ -1,0 +1,176 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <utility>
+
+#include "gst/objects/object_output.h"
+
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
+namespace dlainfer {
+namespace objects {
+namespace {
+
+/* Field names as quarks, made once: a structure per object per frame must not look each up
+ * (g_quark_from_string takes a process-wide lock). */
+struct Fields {
+  GQuark label, label_id, confidence, model_name, layer_name, carried, age, backend, label_ids, labels,
+      confidences, x, y, width, height, tracking_id, dla_core, class_ids, object;
+};
+
+const Fields &fields ()
+{
+  static const Fields f{
+      g_quark_from_static_string ("label"),       g_quark_from_static_string ("label_id"),
+      g_quark_from_static_string ("confidence"),  g_quark_from_static_string ("model_name"),
+      g_quark_from_static_string ("layer_name"),  g_quark_from_static_string ("carried"),
+      g_quark_from_static_string ("age"),         g_quark_from_static_string ("backend"),
+      g_quark_from_static_string ("label_ids"),   g_quark_from_static_string ("labels"),
+      g_quark_from_static_string ("confidences"), g_quark_from_static_string ("x"),
+      g_quark_from_static_string ("y"),           g_quark_from_static_string ("width"),
+      g_quark_from_static_string ("height"),      g_quark_from_static_string ("tracking-id"),
+      g_quark_from_static_string ("dla-core"),    g_quark_from_static_string ("class-ids"),
+      g_quark_from_static_string ("object")};
+  return f;
+}
+
+/* A field taking a value of `type` set by `set` (strings: static, the caller's never go away). */
+template <typename Set>
+void take (GstStructure *s, GQuark field, GType type, Set set)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, type);
+  set (&v);
+  gst_structure_id_take_value (s, field, &v);
+}
+
+/* An array value of the result's top-k, one field of each entry. */
+template <typename Fill>
+void set_array (GstStructure *s, GQuark field, GType type, const ObjectResult &r, Fill fill)
+{
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init (&array, r.n_top);
+  for (uint32_t i = 0; i < r.n_top; ++i) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, type);
+    fill (&v, r.top[i]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_id_take_value (s, field, &array);
+}
+
+const char *label_of (const ClassScore &c)
+{
+  return c.label ? g_quark_to_string (c.label) : "";
+}
+
+void set_top_k (GstStructure *s, const ObjectResult &r, GQuark ids, GQuark labels, GQuark confidences,
+                GType confidence_type)
+{
+  set_array (s, ids, G_TYPE_INT, r, [] (GValue *v, const ClassScore &c) { g_value_set_int (v, c.class_id); });
+  set_array (s, labels, G_TYPE_STRING, r,
+             [] (GValue *v, const ClassScore &c) { g_value_set_static_string (v, label_of (c)); });
+  set_array (s, confidences, confidence_type, r, [confidence_type] (GValue *v, const ClassScore &c) {
+    if (confidence_type == G_TYPE_DOUBLE)
+      g_value_set_double (v, c.confidence);
+    else
+      g_value_set_float (v, c.confidence);
+  });
+}
+
+/* The meta's own list: an earlier structure of this name (an element run twice) is replaced. */
+void replace_param (GstVideoRegionOfInterestMeta *roi, GstStructure *s)
+{
+  for (GList *l = roi->params; l; l = l->next) {
+    GstStructure *old = static_cast<GstStructure *> (l->data);
+    if (gst_structure_has_name (old, gst_structure_get_name (s))) {
+      gst_structure_free (old);
+      roi->params = g_list_delete_link (roi->params, l);
+      break;
+    }
+  }
+  gst_video_region_of_interest_meta_add_param (roi, s);
+}
+
+#ifdef HAVE_GST_ANALYTICS
+bool write_analytics (GstBuffer *buffer, guint od_id, const ObjectResult &r)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (!rmeta)
+    return false;
+  gfloat confidences[kCachedTopK];
+  GQuark labels[kCachedTopK];
+  for (uint32_t i = 0; i < r.n_top; ++i) {
+    confidences[i] = r.top[i].confidence;
+    labels[i] = r.top[i].label;
+  }
+  GstAnalyticsClsMtd cls;
+  if (!gst_analytics_relation_meta_add_cls_mtd (rmeta, r.n_top, confidences, labels, &cls))
+    return false;
+  return gst_analytics_relation_meta_set_relation (rmeta, GstAnalyticsRelTypes (kRelDetectionToClass), od_id,
+                                                   cls.id) &&
+         gst_analytics_relation_meta_set_relation (rmeta, GstAnalyticsRelTypes (kRelClassToDetection), cls.id,
+                                                   od_id);
+}
+#else
+bool write_analytics (GstBuffer *, guint, const ObjectResult &)
+{
+  return false;
+}
+#endif
+
+}  // namespace
+
+GstStructure *object_param_structure (const FrameObject &o, const OutputNames &names)
+{
+  const Fields &f = fields ();
+  const ObjectResult &r = o.result;
+  GstStructure *s = gst_structure_new_id_empty (g_quark_from_string (names.attribute));
+  take (s, f.label, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, label_of (r.best ())); });
+  take (s, f.label_id, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, r.best ().class_id); });
+  take (s, f.confidence, G_TYPE_DOUBLE, [&] (GValue *v) { g_value_set_double (v, r.best ().confidence); });
+  take (s, f.model_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.model_name); });
+  take (s, f.layer_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.layer_name); });
+  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
+  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
+  take (s, f.backend, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.backend); });
+  set_top_k (s, r, f.label_ids, f.labels, f.confidences, G_TYPE_DOUBLE);
+  return s;
+}
+
+int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNames &names)
+{
+  if (!o.has_result || o.result.n_top == 0)
+    return 0;
+  int written = 0;
+  if (o.source.write_back.roi) {
+    replace_param (o.source.write_back.roi, object_param_structure (o, names));
+    ++written;
+  }
+  if (o.source.write_back.has_od_mtd && write_analytics (buffer, o.source.write_back.od_mtd_id, o.result))
+    ++written;
+  return written;
+}
+
+GstStructure *object_message_entry (const FrameObject &o)
+{
+  const Fields &f = fields ();
+  GstStructure *s = gst_structure_new_id_empty (f.object);
+  const std::pair<GQuark, int64_t> box[] = {
+      {f.x, o.box.x}, {f.y, o.box.y}, {f.width, o.box.width}, {f.height, o.box.height}};
+  for (const auto &b : box)
+    take (s, b.first, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, gint (b.second)); });
+  take (s, f.tracking_id, G_TYPE_UINT64,
+        [&] (GValue *v) { g_value_set_uint64 (v, o.source.tracked ? o.source.tracking_id : 0); });
+  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
+  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
+  take (s, f.dla_core, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, o.dla_core); });
+  set_top_k (s, o.has_result ? o.result : ObjectResult{}, f.class_ids, f.labels, f.confidences, G_TYPE_FLOAT);
+  return s;
+}
+
+}  // namespace objects
+}  // namespace dlainfer

@@ -1,0 +1,48 @@
+/* gst-dlainfer: each object's result written back on its buffer (inference-region=roi-list,
+ * docs/objects.md), where applications and both ecosystems' elements look for it:
+ *  - every version: a parameter structure on the object's GstVideoRegionOfInterestMeta
+ *    (gst_video_region_of_interest_meta_add_param), named by `attribute-name`, with DL Streamer's
+ *    field names: label (string), label_id (int), confidence (double; top-1), labels, label_ids and
+ *    confidences (arrays, best first), model_name, layer_name, carried (boolean), age (uint),
+ *    backend (string). An earlier structure of the same name on the meta is replaced.
+ *  - GStreamer >= 1.24 with GstAnalytics: one GstAnalyticsClsMtd per object with an ODMtd, related
+ *    CONTAIN|RELATE_TO from the detection and IS_PART_OF|RELATE_TO back (upstream's readers follow
+ *    RELATE_TO from the detection, DL Streamer's CONTAIN and IS_PART_OF).
+ * When both metas describe the object, both are written. An object without a result (every score
+ * under `threshold`) gets nothing. No CUDA. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "gst/objects/frame_objects.h"
+
+namespace dlainfer {
+namespace objects {
+
+/* The strings are written as static strings: they must live for the process (g_intern_string). */
+struct OutputNames {
+  const char *attribute = nullptr; /* the ROI parameter structure's name */
+  const char *model_name = "";
+  const char *layer_name = "";
+  const char *backend = "";
+};
+
+/* The relation types written, as the analytics library's bit values (IS_PART_OF 2, CONTAIN 4,
+ * RELATE_TO 8; 1.24.2 accepts any value below 16). */
+constexpr unsigned kRelDetectionToClass = 4 | 8;
+constexpr unsigned kRelClassToDetection = 2 | 8;
+
+/* Writes `o`'s result on `buffer` (writable; o's write-back handles are its metas). Returns how
+ * many places got it (0, 1 or 2). */
+int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNames &names);
+
+/* The parameter structure of one result (the caller owns it). */
+GstStructure *object_param_structure (const FrameObject &o, const OutputNames &names);
+
+/* "object, x=(int), y=(int), width=(int), height=(int), tracking-id=(guint64; 0: untracked),
+ * carried=(boolean), age=(uint), dla-core=(int), class-ids, labels, confidences (arrays, best
+ * first)": one entry of the element message's `objects` array. */
+GstStructure *object_message_entry (const FrameObject &o);
+
+}  // namespace objects
+}  // namespace dlainfer

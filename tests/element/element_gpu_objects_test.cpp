@@ -1,0 +1,493 @@
+/* inference-region=roi-list (issue #22) on a CUDA GPU with the software DLA: each object a
+ * "detector" put on a frame (ROI metas on every version, ODMtd on >= 1.24) is classified from its
+ * own crop and its result written back: each object's result equals the full-frame result of the
+ * same crop fed as a frame of its own (every resize mode), object-class / minimum size / maximum
+ * count with their counts, reclassify-interval with tracking ids (carried, age, growth, eviction),
+ * batch 1, 4 and 16 loadables with partial batches and waves, zero objects, 10 000 boxes, the
+ * element message, and the GstAnalytics relations both ways. The frames are painted: each box a
+ * colour of the colours model, the rest black. */
+#include <string>
+#include <vector>
+
+#include "gpu_support.h"
+#include "gst/meta/gstdlaobject.h"
+#include "objects_test_support.h"
+
+namespace {
+
+using namespace element_gpu;
+
+constexpr int kW = 320, kH = 240;
+const std::string kCaps = "video/x-raw,format=RGBA,width=320,height=240,framerate=30/1";
+
+class Objects : public testing::Test {
+ protected:
+  void SetUp () override
+  {
+    const std::string why = swdla_missing ();
+    if (!why.empty ())
+      GTEST_FAIL () << why;
+  }
+};
+
+/* A box of the frame, painted with colour `colour` (kColours), typed and optionally tracked. */
+struct Box {
+  int x, y, w, h;
+  int colour;
+  const char *type = "car";
+  gint id = 0;           /* > 0: a tracking id */
+  bool textured = false; /* the colour's intensity varies pixel by pixel (60..100 %) */
+};
+
+uint32_t paint (const std::vector<Box> &boxes, int x, int y)
+{
+  for (const Box &b : boxes) {
+    if (x < b.x || x >= b.x + b.w || y < b.y || y >= b.y + b.h)
+      continue;
+    const uint32_t c = kColours[b.colour].rgb;
+    if (!b.textured)
+      return c;
+    /* A crop taken one pixel off, or scaled differently, reads other values. */
+    const uint32_t scale = 60 + 40 * uint32_t ((x * 7 + y * 3) % 16) / 15;
+    uint32_t out = 0;
+    for (int shift : {16, 8, 0})
+      out |= (((c >> shift) & 0xff) * scale / 100) << shift;
+    return out;
+  }
+  return 0x000000;
+}
+
+/* Frame i: the boxes painted, one ROI meta each. */
+GstBuffer *frame_with (const std::vector<Box> &boxes, guint64 i = 0, bool roi_metas = true)
+{
+  GstBuffer *buf = rgba_frame (
+      kW, kH, [&boxes] (int x, int y) { return paint (boxes, x, y); }, GST_SECOND * i / 30);
+  if (roi_metas)
+    for (const Box &b : boxes) {
+      GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (
+          buf, b.type, guint (b.x), guint (b.y), guint (b.w), guint (b.h));
+      roi->id = b.id;
+    }
+  return buf;
+}
+
+std::string roi_pipeline (const std::string &model_name, const std::string &extra)
+{
+  return "appsrc name=src format=time caps=" + kCaps +
+         " ! dlainfer name=infer inference-region=roi-list model=" + model (model_name) +
+         " labels=" + labels_of ("colours") + " " + extra + " ! appsink name=sink sync=false";
+}
+
+/* One object's result as the ROI meta's parameter structure holds it. */
+struct ObjectResult {
+  guint x = 0, y = 0, w = 0, h = 0; /* the ROI meta's */
+  bool found = false;
+  std::string label;
+  double confidence = 0;
+  bool carried = false;
+  guint age = 0;
+};
+
+ObjectResult read_param (GstVideoRegionOfInterestMeta *roi, const char *attribute = "infer")
+{
+  /* Through the public meta library, as an application reads it. */
+  ObjectResult r;
+  r.x = roi->x;
+  r.y = roi->y;
+  r.w = roi->w;
+  r.h = roi->h;
+  const gchar *label = nullptr;
+  gfloat confidence = 0;
+  gboolean carried = FALSE;
+  r.found = gst_dla_object_get_result (roi, attribute, nullptr, &label, &confidence, &carried, &r.age);
+  if (r.found) {
+    r.label = label;
+    r.confidence = confidence;
+    r.carried = carried;
+  }
+  return r;
+}
+
+/* Every ROI meta's result, in the metas' order. */
+std::vector<ObjectResult> roi_results (GstBuffer *buf)
+{
+  std::vector<ObjectResult> out;
+  gpointer state = nullptr;
+  while (GstMeta *m =
+             gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    out.push_back (read_param (reinterpret_cast<GstVideoRegionOfInterestMeta *> (m)));
+  return out;
+}
+
+/* The results of `boxes`, in their order, each found by its rectangle (whatever order the buffer
+ * keeps its metas in); one not found has found = false and a zero rectangle. */
+std::vector<ObjectResult> in_order (const std::vector<ObjectResult> &got, const std::vector<Box> &boxes)
+{
+  std::vector<ObjectResult> out;
+  for (const Box &b : boxes) {
+    out.emplace_back ();
+    for (const ObjectResult &r : got)
+      if (r.x == guint (b.x) && r.y == guint (b.y) && r.w == guint (b.w) && r.h == guint (b.h))
+        out.back () = r;
+  }
+  return out;
+}
+
+/* Pushes the frames, pulls as many; each frame's ROI results. */
+std::vector<std::vector<ObjectResult>> run (Pipeline &p, std::vector<GstBuffer *> frames)
+{
+  std::vector<std::vector<ObjectResult>> out;
+  const size_t n = frames.size ();
+  for (GstBuffer *b : frames)
+    EXPECT_TRUE (p.push (b));
+  for (size_t i = 0; i < n; ++i) {
+    GstSample *s = p.pull ();
+    EXPECT_NE (s, nullptr) << "frame " << i;
+    if (!s)
+      break;
+    out.push_back (roi_results (gst_sample_get_buffer (s)));
+    gst_sample_unref (s);
+  }
+  return out;
+}
+
+guint64 stat (Pipeline &p, const char *field)
+{
+  GstStructure *st = nullptr;
+  g_object_get (p.by_name ("infer"), "stats", &st, nullptr);
+  guint64 v = G_MAXUINT64;
+  gst_structure_get_uint64 (st, field, &v);
+  gst_structure_free (st);
+  return v;
+}
+
+/* The full-frame result of the box's crop fed as a frame of its own. */
+Result crop_as_frame (const std::vector<Box> &boxes, const Box &b, const std::string &props)
+{
+  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (b.w) +
+              ",height=" + std::to_string (b.h) +
+              ",framerate=30/1 ! dlainfer name=infer model=" + model ("colours") +
+              " labels=" + labels_of ("colours") + " " + props + " ! appsink name=sink sync=false");
+  EXPECT_TRUE (p.play ());
+  EXPECT_TRUE (
+      p.push (rgba_frame (b.w, b.h, [&] (int x, int y) { return paint (boxes, b.x + x, b.y + y); })));
+  GstSample *s = p.pull ();
+  Result r;
+  if (s) {
+    r = result_of (gst_sample_get_buffer (s));
+    gst_sample_unref (s);
+  }
+  p.stop ();
+  return r;
+}
+
+/* Boxes on even pixels (4:2:0 siting would matter otherwise), thin, tall, small and large. */
+const std::vector<Box> kBoxes = {
+    {0, 0, 64, 64, 2},      {80, 10, 100, 40, 3},  {200, 0, 24, 120, 4},
+    {10, 100, 150, 130, 5}, {240, 160, 80, 80, 6},
+};
+
+TEST_F (Objects, EachObjectEqualsItsCropAsAFrame)
+{
+  std::vector<Box> textured = kBoxes;
+  for (Box &b : textured)
+    b.textured = true;
+  for (const char *mode : {"stretch", "letterbox", "center-crop"}) {
+    const std::string props =
+        std::string ("resize-mode=") + mode + " mean=\"<0.1,0.2,0.3>\" std=\"<0.5,0.6,0.7>\"";
+    Pipeline p (roi_pipeline ("colours", props));
+    ASSERT_TRUE (p.play ());
+    const auto frames = run (p, {frame_with (textured)});
+    p.stop ();
+    ASSERT_EQ (frames.size (), 1u);
+    ASSERT_EQ (frames[0].size (), kBoxes.size ());
+    const std::vector<ObjectResult> got = in_order (frames[0], textured);
+    for (size_t i = 0; i < kBoxes.size (); ++i) {
+      const Result whole = crop_as_frame (textured, textured[i], props);
+      ASSERT_TRUE (whole.found);
+      const ObjectResult &o = got[i];
+      ASSERT_TRUE (o.found) << mode << " object " << i;
+      EXPECT_EQ (o.label, whole.labels[0]) << mode << " object " << i;
+      EXPECT_NEAR (o.confidence, whole.confidences[0], 1e-3) << mode << " object " << i;
+      EXPECT_FALSE (o.carried);
+    }
+  }
+}
+
+/* Stretch: the painted colour is each object's top-1 (a sanity check on the boxes themselves). */
+void expect_colours (const std::vector<ObjectResult> &frame, const std::vector<Box> &boxes, const char *what)
+{
+  ASSERT_EQ (frame.size (), boxes.size ()) << what;
+  const std::vector<ObjectResult> got = in_order (frame, boxes);
+  for (size_t i = 0; i < boxes.size (); ++i) {
+    ASSERT_TRUE (got[i].found) << what << " object " << i;
+    EXPECT_EQ (got[i].label, kColours[boxes[i].colour].name) << what << " object " << i;
+  }
+}
+
+std::vector<Box> grid (int n, int size = 16)
+{
+  std::vector<Box> boxes;
+  for (int i = 0; i < n; ++i)
+    boxes.push_back ({(i % 16) * 20, (i / 16) * 20, size, size, 1 + i % 7});
+  return boxes;
+}
+
+/* Batch 1, 4 and 16 with partial last batches, and waves when max-in-flight is short. */
+TEST_F (Objects, BatchesAndWaves)
+{
+  struct Case {
+    const char *model;
+    int objects, max_in_flight;
+    guint64 tasks;
+  } cases[] = {{"colours", 5, 1, 5},
+               {"colours-batch4", 6, 1, 2},
+               {"colours-batch4", 9, 2, 3},
+               {"colours-batch16", 17, 2, 2},
+               {"colours-batch16", 40, 1, 3}};
+  for (const Case &c : cases) {
+    const std::string what = std::string (c.model) + " x" + std::to_string (c.objects);
+    Pipeline p (roi_pipeline (c.model, "max-in-flight=" + std::to_string (c.max_in_flight)));
+    ASSERT_TRUE (p.play ());
+    const std::vector<Box> boxes = grid (c.objects);
+    const auto frames = run (p, {frame_with (boxes, 0), frame_with (boxes, 1), frame_with (boxes, 2)});
+    ASSERT_EQ (frames.size (), 3u);
+    for (const auto &f : frames)
+      expect_colours (f, boxes, what.c_str ());
+    EXPECT_EQ (stat (p, "inferences"), 3 * c.tasks) << what;
+    EXPECT_EQ (stat (p, "objects-classified"), guint64 (3 * c.objects)) << what;
+    p.stop ();
+  }
+}
+
+/* Zero objects: no task, pushed in order between frames that have some. */
+TEST_F (Objects, ZeroObjectsPassInOrder)
+{
+  Pipeline p (roi_pipeline ("colours-batch4", "max-in-flight=2"));
+  ASSERT_TRUE (p.play ());
+  const std::vector<Box> boxes = grid (3);
+  std::vector<GstBuffer *> in;
+  for (guint64 i = 0; i < 8; ++i)
+    in.push_back (frame_with (i % 2 ? std::vector<Box>{} : boxes, i));
+  for (GstBuffer *b : in)
+    ASSERT_TRUE (p.push (b));
+  for (guint64 i = 0; i < 8; ++i) {
+    GstSample *s = p.pull ();
+    ASSERT_NE (s, nullptr);
+    GstBuffer *b = gst_sample_get_buffer (s);
+    EXPECT_EQ (GST_BUFFER_PTS (b), GST_SECOND * i / 30) << "frames leave in order";
+    EXPECT_EQ (roi_results (b).size (), i % 2 ? 0u : 3u);
+    gst_sample_unref (s);
+  }
+  EXPECT_EQ (stat (p, "frames"), 8u);
+  EXPECT_EQ (stat (p, "inferences"), 4u);
+  p.stop ();
+}
+
+/* object-class, the minimum size and the maximum count, each counted in stats. */
+TEST_F (Objects, SelectionRulesAndCounts)
+{
+  Pipeline p (
+      roi_pipeline ("colours-batch4",
+                    "object-class=car input-object-min-width=20 input-object-min-height=20 max-objects=2"));
+  ASSERT_TRUE (p.play ());
+  std::vector<Box> boxes = {
+      {0, 0, 40, 40, 2},            /* kept */
+      {50, 0, 40, 40, 3, "person"}, /* filtered */
+      {100, 0, 16, 40, 4},          /* too narrow */
+      {150, 0, 60, 60, 5},          /* kept (largest) */
+      {220, 0, 30, 30, 6},          /* over the maximum (smallest of three) */
+      {400, 300, 40, 40, 2},        /* outside the frame */
+  };
+  const auto frames = run (p, {frame_with (boxes)});
+  ASSERT_EQ (frames.size (), 1u);
+  ASSERT_EQ (frames[0].size (), boxes.size ());
+  const std::vector<ObjectResult> got = in_order (frames[0], boxes);
+  const bool classified[] = {true, false, false, true, false, false};
+  for (size_t i = 0; i < boxes.size (); ++i)
+    EXPECT_EQ (got[i].found, classified[i]) << "object " << i;
+  EXPECT_EQ (got[3].label, "yellow");
+  EXPECT_EQ (stat (p, "objects-seen"), 6u);
+  EXPECT_EQ (stat (p, "objects-classified"), 2u);
+  EXPECT_EQ (stat (p, "objects-filtered"), 1u);
+  EXPECT_EQ (stat (p, "objects-too-small"), 1u);
+  EXPECT_EQ (stat (p, "objects-over-maximum"), 1u);
+  EXPECT_EQ (stat (p, "objects-degenerate"), 1u);
+  p.stop ();
+}
+
+/* Tracked objects carry their result for reclassify-interval frames (age) and are classified
+ * again when the box grew by 20 %. max-in-flight=1: each frame's results are stored before the
+ * next frame is decided. */
+TEST_F (Objects, ReclassifyIntervalAndGrowth)
+{
+  Pipeline p (roi_pipeline ("colours", "max-in-flight=1 reclassify-interval=2"));
+  ASSERT_TRUE (p.play ());
+  const Box tracked{0, 0, 40, 40, 2, "car", 7}, untracked{100, 0, 40, 40, 3};
+  std::vector<GstBuffer *> in;
+  for (guint64 i = 0; i < 6; ++i)
+    in.push_back (frame_with ({tracked, untracked}, i));
+  auto frames = run (p, in);
+  ASSERT_EQ (frames.size (), 6u);
+  for (size_t i = 0; i < 6; ++i) {
+    ASSERT_EQ (frames[i].size (), 2u);
+    const std::vector<ObjectResult> got = in_order (frames[i], {tracked, untracked});
+    EXPECT_EQ (got[0].carried, i % 3 != 0) << "frame " << i;
+    EXPECT_EQ (got[0].age, guint (i % 3)) << "frame " << i;
+    EXPECT_EQ (got[0].label, "red");
+    EXPECT_TRUE (got[1].found);
+    EXPECT_FALSE (got[1].carried) << "untracked: classified on every frame";
+  }
+  EXPECT_EQ (stat (p, "objects-carried"), 4u);
+  /* Frame 6 classifies (interval over); frame 7's box is 44x44 (1.21x the area): classified again. */
+  Box grown = tracked;
+  grown.w = grown.h = 44;
+  frames = run (p, {frame_with ({tracked}, 6), frame_with ({grown}, 7), frame_with ({grown}, 8)});
+  ASSERT_EQ (frames.size (), 3u);
+  for (const auto &f : frames)
+    ASSERT_TRUE (f.size () == 1 && f[0].found);
+  EXPECT_FALSE (frames[0][0].carried);
+  EXPECT_FALSE (frames[1][0].carried) << "grown by 20 %: classified again";
+  EXPECT_TRUE (frames[2][0].carried);
+  p.stop ();
+}
+
+/* A tracked object unseen for 150 frames is forgotten: back, it is classified, not carried. */
+TEST_F (Objects, UnseenObjectsAreEvicted)
+{
+  Pipeline p (roi_pipeline ("colours", "max-in-flight=1 reclassify-interval=1000"));
+  ASSERT_TRUE (p.play ());
+  const Box red{0, 0, 40, 40, 2, "car", 3};
+  Box blue = red;
+  blue.colour = 4;
+  auto frames = run (p, {frame_with ({red}, 0), frame_with ({blue}, 1)});
+  ASSERT_EQ (frames.size (), 2u);
+  EXPECT_EQ (frames[1][0].label, "red") << "carried, whatever the pixels say";
+  EXPECT_TRUE (frames[1][0].carried);
+  std::vector<GstBuffer *> gap;
+  for (guint64 i = 0; i < 151; ++i)
+    gap.push_back (frame_with ({}, 2 + i));
+  run (p, gap);
+  frames = run (p, {frame_with ({blue}, 153)});
+  ASSERT_EQ (frames.size (), 1u);
+  EXPECT_FALSE (frames[0][0].carried);
+  EXPECT_EQ (frames[0][0].label, "blue");
+  p.stop ();
+}
+
+/* 10 000 boxes on one frame: 1 024 classified (the per-frame cap), the rest counted. */
+TEST_F (Objects, TenThousandBoxesAreBoundedAndCounted)
+{
+  Pipeline p (
+      roi_pipeline ("colours-batch16", "max-in-flight=4 input-object-min-width=2 input-object-min-height=2"));
+  ASSERT_TRUE (p.play ());
+  /* Black (painting 10 000 boxes per pixel would be slow): the counts are what is tested. */
+  GstBuffer *buf = rgba_frame (kW, kH, [] (int, int) { return 0u; });
+  for (int i = 0; i < 10000; ++i)
+    gst_buffer_add_video_region_of_interest_meta (buf, "car", guint (i % 100) * 3, guint (i / 100 % 80) * 3,
+                                                  2, 2);
+  const auto frames = run (p, {buf});
+  ASSERT_EQ (frames.size (), 1u);
+  size_t with_result = 0;
+  for (const ObjectResult &r : frames[0])
+    with_result += r.found;
+  EXPECT_EQ (with_result, 1024u);
+  EXPECT_EQ (stat (p, "objects-seen"), 10000u);
+  EXPECT_EQ (stat (p, "objects-classified"), 1024u);
+  EXPECT_EQ (stat (p, "objects-over-maximum"), 10000u - 1024u);
+  EXPECT_EQ (stat (p, "inferences"), 64u);
+  p.stop ();
+}
+
+/* post-messages: one "dlainfer-result" per frame listing each object with its box and label. */
+TEST_F (Objects, MessageListsObjectsWithBoxes)
+{
+  Pipeline p (roi_pipeline ("colours-batch4", "post-messages=true"));
+  ASSERT_TRUE (p.play ());
+  run (p, {frame_with (kBoxes)});
+  GstBus *bus = gst_element_get_bus (p.get ());
+  GstMessage *m = nullptr;
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_structure_has_name (gst_message_get_structure (m), "dlainfer-result"))
+      break;
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  ASSERT_NE (m, nullptr);
+  const GValue *objects = gst_structure_get_value (gst_message_get_structure (m), "objects");
+  ASSERT_NE (objects, nullptr);
+  ASSERT_EQ (gst_value_array_get_size (objects), kBoxes.size ());
+  size_t matched = 0;
+  for (guint i = 0; i < kBoxes.size (); ++i) {
+    const GstStructure *o = gst_value_get_structure (gst_value_array_get_value (objects, i));
+    gint x = -1, y = -1, w = -1, h = -1;
+    gst_structure_get (o, "x", G_TYPE_INT, &x, "y", G_TYPE_INT, &y, "width", G_TYPE_INT, &w, "height",
+                       G_TYPE_INT, &h, nullptr);
+    const GValue *labels = gst_structure_get_value (o, "labels");
+    ASSERT_NE (labels, nullptr);
+    ASSERT_GT (gst_value_array_get_size (labels), 0u);
+    for (const Box &b : kBoxes)
+      if (b.x == x && b.y == y && b.w == w && b.h == h) {
+        ++matched;
+        EXPECT_STREQ (g_value_get_string (gst_value_array_get_value (labels, 0)), kColours[b.colour].name);
+      }
+  }
+  EXPECT_EQ (matched, kBoxes.size ()) << "each entry has its object's box";
+  gst_message_unref (m);
+  p.stop ();
+}
+
+#ifdef TEST_ANALYTICS
+/* ODMtd input: one ClsMtd per detection, found by RELATE_TO and CONTAIN from it, and IS_PART_OF
+ * back; a ROI meta describing the same object gets its parameter structure too. */
+TEST_F (Objects, AnalyticsDetectionsGetRelatedClassifications)
+{
+  Pipeline p (roi_pipeline ("colours-batch4", ""));
+  ASSERT_TRUE (p.play ());
+  GstBuffer *buf = frame_with (kBoxes, 0, false);
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_add_analytics_relation_meta (buf);
+  std::vector<guint> ids;
+  for (const Box &b : kBoxes) {
+    GstAnalyticsODMtd od;
+    ASSERT_TRUE (gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string (b.type), b.x, b.y, b.w,
+                                                         b.h, 0.9f, &od));
+    ids.push_back (od.id);
+  }
+  /* The first detection is described by a ROI meta as well. */
+  GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (
+      buf, kBoxes[0].type, guint (kBoxes[0].x), guint (kBoxes[0].y), guint (kBoxes[0].w),
+      guint (kBoxes[0].h));
+  (void)roi;
+  ASSERT_TRUE (p.push (buf));
+  GstSample *s = p.pull ();
+  ASSERT_NE (s, nullptr);
+  GstBuffer *out = gst_sample_get_buffer (s);
+  rmeta = gst_buffer_get_analytics_relation_meta (out);
+  ASSERT_NE (rmeta, nullptr);
+  for (size_t i = 0; i < kBoxes.size (); ++i) {
+    for (GstAnalyticsRelTypes rel : {GST_ANALYTICS_REL_TYPE_RELATE_TO, GST_ANALYTICS_REL_TYPE_CONTAIN}) {
+      gpointer state = nullptr;
+      GstAnalyticsClsMtd cls;
+      ASSERT_TRUE (gst_analytics_relation_meta_get_direct_related (
+          rmeta, ids[i], rel, gst_analytics_cls_mtd_get_mtd_type (), &state, &cls))
+          << "object " << i << " relation " << int (rel);
+      EXPECT_STREQ (g_quark_to_string (gst_analytics_cls_mtd_get_quark (&cls, 0)),
+                    kColours[kBoxes[i].colour].name);
+      gpointer back = nullptr;
+      GstAnalyticsODMtd parent;
+      ASSERT_TRUE (gst_analytics_relation_meta_get_direct_related (
+          rmeta, cls.id, GST_ANALYTICS_REL_TYPE_IS_PART_OF, gst_analytics_od_mtd_get_mtd_type (), &back,
+          &parent));
+      EXPECT_EQ (parent.id, ids[i]);
+    }
+  }
+  const std::vector<ObjectResult> rois = roi_results (out);
+  ASSERT_EQ (rois.size (), 1u);
+  EXPECT_TRUE (rois[0].found);
+  EXPECT_EQ (rois[0].label, kColours[kBoxes[0].colour].name);
+  gst_sample_unref (s);
+  p.stop ();
+}
+#endif
+
+}  // namespace
