@@ -136,4 +136,15 @@ std::vector<std::string> InstanceRegistry::users (const std::string &id) const
   return out;
 }
 
+bool InstanceRegistry::definer (const std::string &id, Sharer *definer) const
+{
+  std::lock_guard<std::mutex> lock (state_->mutex);
+  auto it = state_->entries.find (id);
+  if (it == state_->entries.end () || (!it->second.making && it->second.object.expired ()))
+    return false;
+  if (definer)
+    *definer = it->second.definer;
+  return true;
+}
+
 }  // namespace dla

@@ -36,6 +36,9 @@ struct DefiningSetting {
 struct Sharer {
   std::string name;                      /* the element's name, for messages */
   std::vector<DefiningSetting> settings; /* every model-defining setting, set or not */
+  /* What the definer offers the later users for what they leave unset (never compared: each user
+   * may set its own), e.g. its labels file. */
+  std::vector<DefiningSetting> offers;
 };
 
 /* The registry without the shared type: its objects are std::shared_ptr<void>. */
@@ -59,6 +62,9 @@ class InstanceRegistry {
                Membership *membership);
   /* The names of the users of `id`, in the order they joined (none: no such instance). */
   std::vector<std::string> users (const std::string &id) const;
+  /* Whether `id` has a live object or one being made; *definer (when given) then gets the user who
+   * defined it, with its settings and offers. */
+  bool definer (const std::string &id, Sharer *definer = nullptr) const;
 
  private:
   std::shared_ptr<State> state_;
@@ -118,6 +124,10 @@ class EngineRegistry {
     return st;
   }
   std::vector<std::string> users (const std::string &id) const { return registry_.users (id); }
+  bool definer (const std::string &id, Sharer *definer = nullptr) const
+  {
+    return registry_.definer (id, definer);
+  }
 
  private:
   InstanceRegistry registry_;

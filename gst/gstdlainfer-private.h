@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "gst/cuda_context.h"
@@ -43,6 +44,13 @@ struct GstDlaInferPrivate {
    * model's description (`model-info`): GST_OBJECT_LOCK. */
   std::unique_ptr<dlainfer::Model> model;
   GstStructure *model_info = nullptr;
+  /* A sharer that left `model` unset and found no instance of its model-instance-id at start
+   * (modelinfo_settings.h: open_at) opens at its first caps, frame or LATENCY query, whichever
+   * comes first: `opening` is then kWaiting until it opened (kOpen) or failed (kFailed).
+   * open_mutex: those threads and stop. */
+  enum class Opening { kOpen, kWaiting, kFailed };
+  std::mutex open_mutex;
+  std::atomic<Opening> opening{Opening::kOpen};
   dlainfer::FrameInput input;
   dlainfer::ClassificationOutput output;
   dlainfer::TensorOutput tensors;
@@ -104,6 +112,12 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf);
  * announced latency from its time. */
 dla::Status gst_dla_infer_warm_up (GstDlaInfer *self);
 
+/* A sharer waiting for its instance (GstDlaInferPrivate::opening) opens now: from set_caps or the
+ * first frame (`data`: a failure is an error naming model-instance-id and `model`), or from a
+ * LATENCY query (not data: an instance still missing is left for the first frame). False once it
+ * failed; true when the model is open, or left to the first frame. */
+bool gst_dla_infer_open_waiting (GstDlaInfer *self, bool data);
+
 /* After the warm-up task took `took` (shared_latency.cpp): the latency announced, every sharer's
  * tasks in flight (model-instance-id) counted, and announced again as sharers join or leave. */
 void gst_dla_infer_announce_latency (GstDlaInfer *self, std::chrono::nanoseconds took);
@@ -122,7 +136,8 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
 void gst_dla_infer_start_pushing (GstDlaInfer *self);
 void gst_dla_infer_stop_pushing (GstDlaInfer *self);
 void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::time_point deadline);
-/* The task-timeout property (object lock taken). */
+/* The open model's task-timeout (a sharer's may be its definer's), else the property's (object
+ * lock taken). */
 std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self);
 /* `stats` is notified at most once a second while frames flow, and at EOS. */
 void gst_dla_infer_maybe_notify_stats (GstDlaInfer *self);

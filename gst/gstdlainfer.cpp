@@ -111,7 +111,7 @@ void publish_objects (GstDlaInfer *self, const dlainfer::Settings &s)
   o.flow.reset ();
   o.attribute =
       g_intern_string (s.attribute_name.empty () ? GST_OBJECT_NAME (self) : s.attribute_name.c_str ());
-  gchar *base = g_path_get_basename (s.model.c_str ());
+  gchar *base = g_path_get_basename (m.engine->model_path ().c_str ()); /* a sharer's may be the instance's */
   o.model_name = g_intern_string (base);
   g_free (base);
   o.layer_name = g_intern_string (m.engine->outputs ().empty () ? "" : m.engine->outputs ()[0].name.c_str ());
@@ -149,8 +149,8 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   GST_INFO_OBJECT (self,
                    "model %s on %s core %d: input %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                    " %s:%s, %d classes%s",
-                   s.model.c_str (), m.engine->backend ().c_str (), s.dla_core, in.c, in.h, in.w,
-                   tensor::elem_type_name (in.type), tensor::layout_name (in.layout), m.plan.classes,
+                   m.engine->model_path ().c_str (), m.engine->backend ().c_str (), s.dla_core, in.c, in.h,
+                   in.w, tensor::elem_type_name (in.type), tensor::layout_name (in.layout), m.plan.classes,
                    m.labels.empty () ? " (no labels: class_<index>)" : "");
   /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
   GST_INFO_OBJECT (self, "model details: %s", m.engine->describe ().c_str ());
@@ -277,25 +277,63 @@ static gboolean gst_dla_infer_query (GstBaseTransform *trans, GstPadDirection di
       self->priv->cuda.answer_query (GST_ELEMENT (trans), query))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
-    return answer_latency (self, query);
+    return gst_dla_infer_open_waiting (self, false) && answer_latency (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
     drain (self, "a DRAIN query");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+}
+
+/* Opens the model and what runs it: at start, or a waiting sharer's first data (open_mutex held).
+ * Errors are posted. */
+static gboolean gst_dla_infer_open_model (GstDlaInfer *self, const dlainfer::InstanceDefaults &instance);
+static void close_model (GstDlaInfer *self);
+
+/* After a 911 nothing opens again (dla/fatal.h). */
+static gboolean refuse_poisoned (GstDlaInfer *self)
+{
+  if (!dla::process_poisoned ())
+    return FALSE;
+  post_status (self, dla::Status::Error (dla::Code::kFatal, gst_dla_infer_restart_message),
+               "an earlier frame hit the 911 error");
+  return TRUE;
 }
 
 static gboolean gst_dla_infer_start (GstBaseTransform *trans)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
   GstDlaInferPrivate *priv = self->priv;
-  if (dla::process_poisoned ()) {
-    post_status (self, dla::Status::Error (dla::Code::kFatal, gst_dla_infer_restart_message),
-                 "an earlier frame hit the 911 error");
+  if (refuse_poisoned (self))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  const dlainfer::Settings user = priv->settings;
+  GST_OBJECT_UNLOCK (self);
+  dlainfer::InstanceDefaults instance;
+  const bool known = dlainfer::instance_defaults (user, &instance);
+  std::lock_guard<std::mutex> lock (priv->open_mutex);
+  priv->opening = GstDlaInferPrivate::Opening::kOpen;
+  if (dlainfer::open_at (user, known) == dlainfer::OpenAt::kStart)
+    return gst_dla_infer_open_model (self, instance);
+  std::string bad;
+  if (!dlainfer::check (user, &bad)) {
+    post_status (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties at start");
     return FALSE;
   }
+  GST_INFO_OBJECT (self,
+                   "model-instance-id '%s' has no instance yet and 'model' is unset here: opening at the "
+                   "first caps, frame or LATENCY query, once the element that sets 'model' has started",
+                   user.model_instance_id.c_str ());
+  priv->opening = GstDlaInferPrivate::Opening::kWaiting;
+  return TRUE;
+}
+
+static gboolean gst_dla_infer_open_model (GstDlaInfer *self, const dlainfer::InstanceDefaults &instance)
+{
+  GstDlaInferPrivate *priv = self->priv;
   /* The properties and the model's .modelinfo first: a wrong mean/std is named even when the model
    * file is missing too. */
   dla::Status file_st;
-  const dlainfer::Settings s = dlainfer::settings_at_start (GST_ELEMENT (self), &priv->settings, &file_st);
+  const dlainfer::Settings s =
+      dlainfer::settings_at_start (GST_ELEMENT (self), &priv->settings, &file_st, instance);
   if (!file_st.ok ()) {
     post_status (self, file_st, "reading the model's .modelinfo");
     return FALSE;
@@ -327,7 +365,7 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   priv->stream_failed = false;
   if (!(st = gst_dla_infer_warm_up (self)).ok ()) {
     frame_failed (self, st, "the warm-up task at start");
-    gst_dla_infer_stop (trans);
+    close_model (self);
     return FALSE;
   }
   publish_model (self, s);
@@ -336,9 +374,45 @@ static gboolean gst_dla_infer_start (GstBaseTransform *trans)
   return TRUE;
 }
 
+bool gst_dla_infer_open_waiting (GstDlaInfer *self, bool data)
+{
+  using Opening = GstDlaInferPrivate::Opening;
+  GstDlaInferPrivate *priv = self->priv;
+  if (priv->opening.load () == Opening::kOpen) /* every element but a waiting sharer, every frame */
+    return true;
+  std::lock_guard<std::mutex> lock (priv->open_mutex);
+  if (priv->opening != Opening::kWaiting)
+    return priv->opening == Opening::kOpen;
+  GST_OBJECT_LOCK (self);
+  const dlainfer::Settings user = priv->settings;
+  GST_OBJECT_UNLOCK (self);
+  dlainfer::InstanceDefaults instance;
+  if (!dlainfer::instance_defaults (user, &instance) && !data)
+    return true; /* a query before the definer started: the first frame decides */
+  if (refuse_poisoned (self) || !gst_dla_infer_open_model (self, instance)) {
+    priv->opening = Opening::kFailed;
+    return false;
+  }
+  GST_INFO_OBJECT (self, "opened model-instance-id '%s' at its first %s", user.model_instance_id.c_str (),
+                   data ? "caps or frame" : "LATENCY query");
+  priv->opening = Opening::kOpen;
+  /* A live pipeline may have asked for the latency before it was known. */
+  if (data)
+    gst_element_post_message (GST_ELEMENT (self), gst_message_new_latency (GST_OBJECT (self)));
+  return true;
+}
+
 static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
 {
   GstDlaInfer *self = GST_DLA_INFER (trans);
+  std::lock_guard<std::mutex> lock (self->priv->open_mutex);
+  self->priv->opening = GstDlaInferPrivate::Opening::kOpen;
+  close_model (self);
+  return TRUE;
+}
+
+static void close_model (GstDlaInfer *self)
+{
   GstDlaInferPrivate *priv = self->priv;
   /* The src task is joined (change_state): each outstanding task ends, or task-timeout passes. */
   gst_dla_infer_drop_frames (self, std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self));
@@ -351,13 +425,12 @@ static gboolean gst_dla_infer_stop (GstBaseTransform *trans)
   priv->output.clear ();
   priv->objects.active = false;
   priv->tensors.clear ();
-  GST_OBJECT_LOCK (trans);
+  GST_OBJECT_LOCK (self);
   GstStructure *info = priv->model_info;
   priv->model_info = nullptr;
-  GST_OBJECT_UNLOCK (trans);
+  GST_OBJECT_UNLOCK (self);
   if (info)
     gst_structure_free (info);
-  return TRUE;
 }
 
 /* Caps beyond the templates are never refused in accept-caps (its reason would show only in the
@@ -368,6 +441,8 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
   GstDlaInfer *self = GST_DLA_INFER (trans);
   /* Also reached from a reconfigure, without a CAPS event: the frames of the old caps go first. */
   drain (self, "new caps");
+  if (!gst_dla_infer_open_waiting (self, true))
+    return FALSE;
   GstVideoInfo info;
   std::string why = "not video caps";
   preprocess::SourceView source;
@@ -403,6 +478,10 @@ static GstFlowReturn gst_dla_infer_submit_input_buffer (GstBaseTransform *trans,
   trans->queued_buf = nullptr;
   if (!buf)
     return GST_FLOW_OK;
+  if (!gst_dla_infer_open_waiting (GST_DLA_INFER (trans), true)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
   /* The meta goes on the frame in place: after a tee the buffer is shared, so copy it now. */
   return gst_dla_infer_submit_frame (GST_DLA_INFER (trans), gst_buffer_make_writable (buf));
 }

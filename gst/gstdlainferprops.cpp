@@ -282,9 +282,9 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_string (
           "model-instance-id", "Model instance id",
           "Elements with the same id share one loaded model (one device handle, module and task queue per "
-          "DLA core), each with its own frames in flight and per-frame settings; only the first needs "
-          "'model', and model, dla-core, cuda-device-id and task-timeout set on several must agree "
-          "(none: the element loads its own)",
+          "DLA core), each with its own frames in flight and per-frame settings; only one of them (any) "
+          "needs 'model', the others take its labels and .modelinfo settings, and model, dla-core, "
+          "cuda-device-id and task-timeout set on several must agree (none: the element loads its own)",
           nullptr, kReadyFlags));
   g_object_class_install_property (
       klass, PROP_LABELS,

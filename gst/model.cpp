@@ -41,8 +41,9 @@ dla::Status share_model (GstElement *element, const Settings &s, const dla::Engi
   auto load = [&] (const dla::Sharer &, std::shared_ptr<dla::LoadedModel> *made) {
     if (s.model.empty ())
       return dla::Status::Error (dla::Code::kSettings,
-                                 "No model set: " + me.name + " is the first element of model-instance-id '" +
-                                     s.model_instance_id + "' and loads its model: set its 'model' property");
+                                 "No model for model-instance-id '" + s.model_instance_id + "': " + me.name +
+                                     " left 'model' unset and no element of that id that sets 'model' had "
+                                     "started by its first frame: set the 'model' property on one of them");
     return dla::LoadedModel::Open (config, made);
   };
   dla::Status st = SharedModels::Process ().join (s.model_instance_id, me, load, &m->shared);
@@ -177,7 +178,23 @@ dla::Sharer sharer_of (const std::string &element, const Settings &s)
       {"cuda-device-id", std::to_string (s.device ()), set ("cuda-device-id")},
       {"task-timeout", std::to_string (s.task_timeout_ms), set ("task-timeout")},
   };
+  me.offers = {{"labels", s.labels, !s.labels.empty ()}};
   return me;
+}
+
+bool instance_defaults (const Settings &user, InstanceDefaults *out)
+{
+  *out = InstanceDefaults ();
+  dla::Sharer definer;
+  if (user.model_instance_id.empty () || !SharedModels::Process ().definer (user.model_instance_id, &definer))
+    return false;
+  for (const dla::DefiningSetting &d : definer.settings)
+    if (d.name == "model")
+      out->model = d.value;
+  for (const dla::DefiningSetting &d : definer.offers)
+    if (d.name == "labels")
+      out->labels = d.value;
+  return true;
 }
 
 GstStructure *model_info (const Settings &s, const Model &m)

@@ -12,6 +12,7 @@
 #include "dla/engine.h"
 #include "dla/engine_registry.h"
 #include "gst/cuda_context.h"
+#include "gst/modelinfo_settings.h"
 #include "gst/settings.h"
 #include "host/classifier.h"
 
@@ -40,6 +41,10 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
 /* What `element` brings to model-instance-id `s.model_instance_id`: its name and the model-defining
  * settings (model, dla-core, cuda-device-id, task-timeout), each marked set when the user set it. */
 dla::Sharer sharer_of (const std::string &element, const Settings &s);
+
+/* Whether `user`'s model-instance-id has an instance (live, or being loaded); *out then gets what a
+ * sharer that left `model` unset takes from it: the model, the definer's labels. */
+bool instance_defaults (const Settings &user, InstanceDefaults *out);
 
 /* The `model-info` structure of an open model. */
 GstStructure *model_info (const Settings &s, const Model &m);

@@ -68,6 +68,23 @@ Settings apply_modelinfo (const Settings &user, std::shared_ptr<const ModelInfo>
   return out;
 }
 
+OpenAt open_at (const Settings &user, bool instance_known)
+{
+  const bool waits = user.model.empty () && !user.model_instance_id.empty () && !instance_known;
+  return waits ? OpenAt::kFirstData : OpenAt::kStart;
+}
+
+Settings apply_instance (const Settings &effective, const InstanceDefaults &instance)
+{
+  Settings out = effective;
+  auto origin = out.origin.find ("labels");
+  if (!instance.labels.empty () && origin != out.origin.end () && origin->second == "default") {
+    out.labels = instance.labels;
+    origin->second = "model-instance-id";
+  }
+  return out;
+}
+
 void adopt_settings (Settings *shared, const Settings &effective)
 {
   for (const auto &o : effective.origin) {
@@ -88,13 +105,14 @@ void adopt_settings (Settings *shared, const Settings &effective)
   shared->origin = effective.origin;
 }
 
-Settings settings_at_start (GstElement *element, Settings *shared, host::Status *st)
+Settings settings_at_start (GstElement *element, Settings *shared, host::Status *st,
+                            const InstanceDefaults &instance)
 {
   GST_OBJECT_LOCK (element);
   const Settings user = *shared;
   GST_OBJECT_UNLOCK (element);
   std::shared_ptr<ModelInfo> mi;
-  const std::string path = find_modelinfo (user.model);
+  const std::string path = find_modelinfo (user.model.empty () ? instance.model : user.model);
   std::string error;
   if (!path.empty () && !load_modelinfo (path, (mi = std::make_shared<ModelInfo> ()).get (), &error)) {
     *st = host::Status::Error (host::Code::kSettings, error);
@@ -102,7 +120,7 @@ Settings settings_at_start (GstElement *element, Settings *shared, host::Status 
   }
   for (const std::string &w : mi ? mi->warnings : std::vector<std::string> ())
     GST_ELEMENT_WARNING (element, RESOURCE, SETTINGS, ("%s", w.c_str ()), ("reading %s", path.c_str ()));
-  const Settings effective = apply_modelinfo (user, mi);
+  const Settings effective = apply_instance (apply_modelinfo (user, mi), instance);
   GST_OBJECT_LOCK (element);
   adopt_settings (shared, effective);
   GST_OBJECT_UNLOCK (element);

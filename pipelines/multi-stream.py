@@ -5,7 +5,9 @@
                                                                   ! fakesink        (STREAMS times)
 
 Only the first dlainfer sets `model` (and labels, dla-core); the others share what it loaded: one
-device handle, module and task queue per DLA core, each stream with its own frames in flight. At
+device handle, module and task queue per DLA core, each stream with its own frames in flight, and
+take its labels and .modelinfo settings. GStreamer starts the branches last-first, so the others
+start before it: they open at their first frame, once it has loaded the model. At
 the end each stream's per-core `stats` is printed (tasks and busy time on each core), then the
 totals per core: "is core 1 really used?".
 
@@ -44,7 +46,7 @@ def main():
     branches = []
     for i in range(a.streams):
         first = f" model={a.model} dla-core=-1" if i == 0 else ""
-        labels = f" labels={a.labels}" if a.labels else ""
+        labels = f" labels={a.labels}" if a.labels and i == 0 else ""  # the others take the first's
         branches.append(
             f"videotestsrc num-buffers={a.frames} pattern={i % 8} ! video/x-raw,format=NV12,width=640,height=480 "
             f"! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer name=infer{i} model-instance-id={a.id}"

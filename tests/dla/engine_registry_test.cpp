@@ -135,6 +135,30 @@ TEST_F (EngineRegistry, TheInstanceLivesAsLongAsItsLastUser)
   EXPECT_EQ (made_.load (), 2);
 }
 
+/* A later user that left `model` unset asks, at start, whether its instance is there yet (else it
+ * opens at its first frame: gst/model.h) and what the definer offers it. */
+TEST_F (EngineRegistry, TheDefinerIsKnownWhileTheInstanceLives)
+{
+  dla::Sharer d;
+  EXPECT_FALSE (registry_.definer ("cams", &d)) << "nothing defined yet";
+  dla::Sharer first = user ("dlainfer0", "m.bin", "1");
+  first.offers = {{"labels", "colours.txt", true}};
+  Registry::Lease a, b;
+  ASSERT_TRUE (join ("cams", first, &a).ok ());
+  ASSERT_TRUE (join ("cams", user ("dlainfer1", ""), &b).ok ());
+  ASSERT_TRUE (registry_.definer ("cams", &d));
+  EXPECT_EQ (d.name, "dlainfer0");
+  EXPECT_EQ (d.settings[0].value, "m.bin");
+  ASSERT_EQ (d.offers.size (), 1u);
+  EXPECT_EQ (d.offers[0].value, "colours.txt");
+  EXPECT_FALSE (registry_.definer ("other"));
+  a.reset ();
+  ASSERT_TRUE (registry_.definer ("cams", &d)) << "the definer left; its instance lives on";
+  EXPECT_EQ (d.name, "dlainfer0");
+  b.reset ();
+  EXPECT_FALSE (registry_.definer ("cams")) << "gone with its last user";
+}
+
 TEST_F (EngineRegistry, AFailedMakeRegistersNothing)
 {
   Registry::Lease a;

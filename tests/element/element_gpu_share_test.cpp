@@ -7,7 +7,9 @@
  * and model-instance-id; a 911 fails every sharer (its own variant: it poisons the process). */
 #include <gst/check/gstharness.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -50,11 +52,15 @@ std::string first_of (const std::string &id)
 
 /* `n` frames through `h`, each pulled before the next is pushed but `ahead` kept in flight: in
  * input order, each with its own colour's result from element `name`. Returns frames checked. */
+using Clock = std::chrono::steady_clock;
+
 int run (GstHarness *h, const std::string &name, int n, const std::atomic<bool> *stop = nullptr,
-         int ahead = 3)
+         int ahead = 3, std::vector<Clock::time_point> *times = nullptr)
 {
   int in = 0, out = 0;
   auto check = [&] (GstBuffer *b) {
+    if (times)
+      times->push_back (Clock::now ());
     EXPECT_EQ (GST_BUFFER_OFFSET (b), guint64 (out)) << name << ": out of order";
     const Result r = result_of (b, name);
     EXPECT_TRUE (r.found) << name << ": frame " << out << " has no result";
@@ -163,28 +169,62 @@ TEST_F (Share, SeveralStreamsKeepOrderAndResults)
   }
 }
 
+/* Outputs of `times` in [from, to) per second, and the longest gap between two of them there. */
+struct Rate {
+  double per_s = 0;
+  double max_gap_ms = 0;
+};
+Rate rate_in (const std::vector<Clock::time_point> &times, Clock::time_point from, Clock::time_point to)
+{
+  Rate r;
+  int n = 0;
+  Clock::time_point last = from;
+  for (const Clock::time_point &t : times) {
+    if (t < from || t >= to)
+      continue;
+    ++n;
+    r.max_gap_ms = std::max (r.max_gap_ms, std::chrono::duration<double, std::milli> (t - last).count ());
+    last = t;
+  }
+  r.per_s = n / std::chrono::duration<double> (to - from).count ();
+  return r;
+}
+
 /* Two streams run while a third sharer starts, runs a few frames and stops, 100 times: the two
- * keep running with their own results, and the model stays one per core. */
+ * keep their rate (at least half of what they ran before the churn, no output gap over 100 ms:
+ * a join or leave that held the model's lock across its allocations stalls them longer) and
+ * their own results, and the model stays one per core. */
 TEST_F (Share, JoiningAndLeavingDisturbsNoOther)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "300"}});
   GstHarness *a = sharer ("a", first_of ("churn"));
   GstHarness *b = sharer ("b", "model-instance-id=churn");
   std::atomic<bool> stop{false};
-  int done_a = 0, done_b = 0;
-  std::thread ta ([&] () { done_a = run (a, "a", 0, &stop); });
-  std::thread tb ([&] () { done_b = run (b, "b", 0, &stop); });
+  std::vector<Clock::time_point> times_a, times_b;
+  std::thread ta ([&] () { run (a, "a", 0, &stop, 3, &times_a); });
+  std::thread tb ([&] () { run (b, "b", 0, &stop, 3, &times_b); });
+  const Clock::time_point warm = Clock::now () + std::chrono::milliseconds (200);
+  std::this_thread::sleep_for (std::chrono::milliseconds (1200));
+  const Clock::time_point churn = Clock::now ();
   for (int i = 0; i < 100 && !HasFailure (); ++i) {
     GstHarness *c = sharer ("c", "model-instance-id=churn");
     run (c, "c", 3);
     EXPECT_EQ (dlainfer_test::swdla_core_handles (0), 1) << "join " << i;
     gst_harness_teardown (c);
   }
+  const Clock::time_point churned = Clock::now ();
   stop = true;
   ta.join ();
   tb.join ();
-  EXPECT_GE (done_a, 100) << "a stalled while others joined and left";
-  EXPECT_GE (done_b, 100) << "b stalled while others joined and left";
+  for (auto *s : {&times_a, &times_b}) {
+    const char *name = s == &times_a ? "a" : "b";
+    const Rate before = rate_in (*s, warm, churn), during = rate_in (*s, churn, churned);
+    EXPECT_GT (before.per_s, 100.) << name << " hardly ran before the churn";
+    EXPECT_GE (during.per_s, 0.5 * before.per_s)
+        << name << ": " << during.per_s << " frames/s while others joined and left, " << before.per_s
+        << " before";
+    EXPECT_LT (during.max_gap_ms, 100.) << name << " stalled while others joined and left";
+  }
   gst_harness_teardown (a);
   gst_harness_teardown (b);
 }
@@ -218,6 +258,78 @@ TEST_F (Share, SixteenEnginesOnACoreThenRefused)
   EXPECT_EQ (dlainfer_test::swdla_core_handles (0), 1);
   for (GstHarness *h : hs)
     gst_harness_teardown (h);
+}
+
+/* What a parsed pipeline of `n` branches, one dlainfer each on one id, makes of its frames: the
+ * frames each element's sink saw with that element's result, and the labels of those results. */
+struct BranchResults {
+  std::vector<int> with_result;
+  std::vector<std::set<std::string>> labels;
+  std::vector<std::string> model_info;
+};
+
+void count_results (GstElement *sink, GstBuffer *buf, GstPad *, gpointer data)
+{
+  auto *r = static_cast<BranchResults *> (data);
+  const int i = std::stoi (GST_OBJECT_NAME (sink) + 1); /* k<i> */
+  const Result res = result_of (buf, "infer" + std::to_string (i));
+  if (!res.found)
+    return;
+  ++r->with_result[size_t (i)];
+  r->labels[size_t (i)].insert (res.labels[0]);
+}
+
+/* GStreamer starts a parsed pipeline's branches last-first: whichever branch's element sets
+ * `model` (the first written or the last), the others wait for it and every element classifies
+ * every frame, with the definer's labels (they set none). */
+TEST_F (Share, ParsedPipelineAnyElementMayHaveModel)
+{
+  constexpr int kBranches = 3, kFrames = 20;
+  for (int definer : {0, kBranches - 1}) {
+    std::string desc;
+    for (int i = 0; i < kBranches; ++i) {
+      const std::string mine = i == definer ? first_of ("parsed") + " labels=" + labels_of ("colours")
+                                            : std::string ("model-instance-id=parsed");
+      desc += "videotestsrc num-buffers=" + std::to_string (kFrames) +
+              " pattern=red ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=infer" +
+              std::to_string (i) + " " + mine + " ! fakesink name=k" + std::to_string (i) +
+              " signal-handoffs=true ";
+    }
+    Pipeline p (desc);
+    BranchResults r{std::vector<int> (kBranches), std::vector<std::set<std::string>> (kBranches), {}};
+    for (int i = 0; i < kBranches; ++i)
+      g_signal_connect (p.by_name (("k" + std::to_string (i)).c_str ()), "handoff",
+                        G_CALLBACK (count_results), &r);
+    ASSERT_TRUE (p.play ()) << "model on branch " << definer;
+    ASSERT_TRUE (p.wait_eos ()) << "model on branch " << definer;
+    for (int i = 0; i < kBranches; ++i) {
+      GstStructure *info = nullptr;
+      g_object_get (p.by_name (("infer" + std::to_string (i)).c_str ()), "model-info", &info, nullptr);
+      EXPECT_NE (info, nullptr) << "infer" << i << ": no model-info";
+      if (info)
+        gst_structure_free (info);
+    }
+    p.stop ();
+    for (int i = 0; i < kBranches; ++i) {
+      EXPECT_EQ (r.with_result[size_t (i)], kFrames) << "infer" << i << ", model on branch " << definer;
+      EXPECT_EQ (r.labels[size_t (i)], std::set<std::string>{"red"})
+          << "infer" << i << " classifies with the definer's labels (model on branch " << definer << ")";
+    }
+    EXPECT_EQ (dlainfer_test::swdla_core_handles (0), 0) << "gone with the pipeline";
+  }
+}
+
+/* No element of the id sets `model`: each fails at its first frame, naming the id and the
+ * property. */
+TEST_F (Share, NoElementWithModelNamesTheIdAndProperty)
+{
+  const BusError e = start_error (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=lonely model-instance-id=nobody ! fakesink");
+  ASSERT_TRUE (e.posted);
+  EXPECT_EQ (e.source, "lonely");
+  for (const char *needle : {"model-instance-id 'nobody'", "set the 'model' property"})
+    EXPECT_NE (e.message.find (needle), std::string::npos) << needle << " missing from: " << e.message;
 }
 
 /* A 911 on a task of one sharer poisons the process: every sharer reports the fatal error. Its own

@@ -246,6 +246,36 @@ TEST (ModelInfoSettings, PropertiesWinAndDefaultsReturn)
   EXPECT_EQ (shared.modelinfo, nullptr);
 }
 
+/* A later element of a model-instance-id that left `model` unset: it waits for its instance when
+ * none exists at its start (the definer starts after it in a parsed pipeline); labels come from
+ * the definer only where neither the property nor the .modelinfo names any. */
+TEST (ModelInfoSettings, ASharerWithoutModelWaitsForItsInstanceAndTakesItsLabels)
+{
+  dlainfer::Settings s;
+  s.model_instance_id = "cams";
+  EXPECT_EQ (dlainfer::open_at (s, false), dlainfer::OpenAt::kFirstData);
+  EXPECT_EQ (dlainfer::open_at (s, true), dlainfer::OpenAt::kStart);
+  s.model = "m.dla";
+  EXPECT_EQ (dlainfer::open_at (s, false), dlainfer::OpenAt::kStart) << "it loads the model itself";
+  s.model.clear ();
+  s.model_instance_id.clear ();
+  EXPECT_EQ (dlainfer::open_at (s, false), dlainfer::OpenAt::kStart) << "no model: refused at start";
+
+  const dlainfer::InstanceDefaults instance{"m.dla", "/defined.txt"};
+  dlainfer::Settings mine = dlainfer::apply_instance (dlainfer::apply_modelinfo (s, nullptr), instance);
+  EXPECT_EQ (mine.labels, "/defined.txt");
+  EXPECT_EQ (mine.origin.at ("labels"), "model-instance-id");
+  s.labels = "/own.txt";
+  s.user_set.insert ("labels");
+  mine = dlainfer::apply_instance (dlainfer::apply_modelinfo (s, nullptr), instance);
+  EXPECT_EQ (mine.labels, "/own.txt");
+  EXPECT_EQ (mine.origin.at ("labels"), "property");
+  s.user_set.clear ();
+  auto mi = std::make_shared<ModelInfo> (parse_ok ("[modelinfo]\nversion=1.0\ndlainfer-labels=/file.txt\n"));
+  mine = dlainfer::apply_instance (dlainfer::apply_modelinfo (s, mi), instance);
+  EXPECT_EQ (mine.labels, "/file.txt") << "the model's own file first, as the definer read it";
+}
+
 using ModelInfoStart = TempDir;
 
 TEST_F (ModelInfoStart, ReadsTheFileBesideTheModel)
@@ -264,6 +294,16 @@ TEST_F (ModelInfoStart, ReadsTheFileBesideTheModel)
   EXPECT_FLOAT_EQ (shared.std[1], 0.5f);
   ASSERT_NE (s.modelinfo, nullptr);
   EXPECT_EQ (s.modelinfo->path, path ("m.modelinfo"));
+
+  /* A sharer without `model` reads the instance's model's file. */
+  dlainfer::Settings sharer;
+  sharer.model_instance_id = "cams";
+  const dlainfer::Settings t =
+      dlainfer::settings_at_start (element, &sharer, &st, {path ("m.dla"), path ("defined.txt")});
+  EXPECT_TRUE (st.ok ()) << st.message;
+  EXPECT_EQ (t.resize_mode, preprocess::ResizeMode::kCenterCrop);
+  EXPECT_EQ (sharer.labels, path ("defined.txt"));
+  EXPECT_TRUE (sharer.model.empty ()) << "still unset: it defines nothing";
 
   write ("m.modelinfo", "[modelinfo]\nversion=3.0\n");
   dlainfer::settings_at_start (element, &shared, &st);

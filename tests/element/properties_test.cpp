@@ -585,16 +585,25 @@ TEST (Properties, ModelInfoNullAfterFailedStart)
   gst_object_unref (pipeline);
 }
 
-/* The first element of a model-instance-id loads the model: without `model` it is refused naming
- * the id and the property (the others may leave it unset). Before any CUDA: on any machine. */
-TEST (Properties, FirstSharerNeedsTheModel)
+/* One element of a model-instance-id must set `model`, any one: an element without it that finds
+ * no instance at start starts (the element with `model` may start after it: GStreamer starts a
+ * parsed pipeline's branches last-first) and opens at its first frame; when no element of the id
+ * has `model` by then, that fails naming the id and the property. Before any CUDA: on any
+ * machine. */
+TEST (Properties, ASharerWithoutModelFailsAtItsFirstFrameWhenNoneHasIt)
 {
   std::string error;
   GstElement *pipeline = start_failing ("name=first model-instance-id=cams", &error);
   ASSERT_NE (pipeline, nullptr);
   EXPECT_EQ (error,
-             "No model set: first is the first element of model-instance-id 'cams' and loads its "
-             "model: set its 'model' property");
+             "No model for model-instance-id 'cams': first left 'model' unset and no element of that id "
+             "that sets 'model' had started by its first frame: set the 'model' property on one of them");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  /* A wrong property of its own is still named at start, before any frame. */
+  pipeline = start_failing ("name=first model-instance-id=cams mean=\"<1,2>\"", &error);
+  ASSERT_NE (pipeline, nullptr);
+  EXPECT_NE (error.find ("mean"), std::string::npos) << error;
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
 }
