@@ -35,7 +35,8 @@ Engine::Engine (std::shared_ptr<LoadedModel> model)
 
 /* Our tasks still queued end before their tensors go (the model's stream goes on with the other
  * sharers' tasks); the slots are unregistered under the model's mutex, as every cuDLA call on its
- * handles; a task picked and never seen ending leaves the scheduler's count. */
+ * handles, and freed after it (cudaFree and cudaFreeHost synchronise with the device: the other
+ * sharers go on meanwhile); a task picked and never seen ending leaves the scheduler's count. */
 Engine::~Engine ()
 {
   if (sharer_)
@@ -45,14 +46,19 @@ Engine::~Engine ()
     for (int i = 0; i < c.ring.size (); ++i)
       if (c.ring.state (i) == SlotRing::State::kSubmitted)
         cudaEventSynchronize (static_cast<cudaEvent_t> (c.slots[size_t (i)]->end_event ()));
+  std::vector<std::unique_ptr<TaskSlot>> gone; /* freed after the lock */
   std::lock_guard<std::mutex> lock (mutex_);
   for (size_t ci = 0; ci < impl_->cores.size (); ++ci) {
-    CoreSlots &c = impl_->cores[ci];
+    CoreSlots &c = impl_->cores[size_t (ci)];
     for (int i = 0; i < c.ring.size (); ++i)
       if (c.ring.state (i) != SlotRing::State::kFree) {
         model_->scheduler ().dropped (int (ci));
         --model_->core (int (ci)).busy;
       }
+    for (std::unique_ptr<TaskSlot> &s : c.slots) {
+      s->unregister ();
+      gone.push_back (std::move (s));
+    }
     c.slots.clear ();
   }
 }
@@ -88,12 +94,12 @@ Status Engine::Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cf
   return Status::Ok ();
 }
 
-/* num_slots on each core: the scheduler may send every task in flight to one core. Registered on
- * the model's handles under its mutex: other sharers may be submitting. */
+/* num_slots on each core: the scheduler may send every task in flight to one core. Only the
+ * registrations take the model's mutex (other sharers may be submitting on its handles): the
+ * allocations, zeroing and pinning run beside their tasks. */
 Status Engine::make_slots ()
 {
   ScopedContext scope (primary_context ());
-  std::lock_guard<std::mutex> lock (mutex_);
   impl_->cores.resize (size_t (model_->cores ()));
   for (int ci = 0; ci < model_->cores (); ++ci) {
     CoreQueue &q = model_->core (ci);
@@ -101,7 +107,7 @@ Status Engine::make_slots ()
     for (int i = 0; i < cfg_.num_slots; ++i) {
       std::unique_ptr<TaskSlot> s;
       const Status st = TaskSlot::Create (q.device_ptr (), q.module ().handle (), inputs_, outputs_,
-                                          engine_slot (ci, i, cfg_.num_slots), &s);
+                                          engine_slot (ci, i, cfg_.num_slots), &s, &mutex_);
       if (!st.ok ())
         return st;
       c.slots.push_back (std::move (s));
@@ -173,8 +179,9 @@ Status Engine::on_cuda_error (const CoreQueue &q, int err, const char *what)
   const cudlaStatus last = q.device ().last_error ();
   const std::string dla = "cudlaGetLastError reports " + cudla_status_name (last);
   if (!is_process_fatal (err))
-    return Status::Error (Code::kRuntime,
-                          std::string (what) + " failed: " + cuda_error_name (err) + "; " + dla);
+    return Status::Error (Code::kRuntime, std::string (what) + " failed (DLA core " +
+                                              std::to_string (q.core ()) + "): " + cuda_error_name (err) +
+                                              "; " + dla);
   const std::string why =
       std::string (what) + " (DLA core " + std::to_string (q.core ()) + "): CUDA reported " +
       cuda_error_name (err) + " and " + dla +
@@ -261,7 +268,7 @@ TaskSlot *Engine::slot_at (int slot) const
 Status Engine::submit (const Task &task, void *input_ready)
 {
   Status st;
-  std::lock_guard<std::mutex> lock (mutex_);
+  std::unique_lock<std::mutex> lock (mutex_);
   CoreQueue *q = nullptr;
   SlotRing *ring = nullptr;
   int local = -1;
@@ -276,7 +283,7 @@ Status Engine::submit (const Task &task, void *input_ready)
     ring->ended (local);
     --q->busy;
     model_->scheduler ().dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
-    cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
+    wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)
       return on_cuda_error (*q, model_->library ().emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
@@ -291,10 +298,20 @@ Status Engine::submit (const Task &task, void *input_ready)
   q->queue_end = s->wait.expected_end ();
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
-    cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
+    wait_unlocked (lock, s->fence (stream), stream);
     return on_cuda_error (*q, err, "queueing the DLA task");
   }
   return Status::Ok ();
+}
+
+/* A refused submit's work queued on the core's stream ends (the caller then releases the input),
+ * waited for without the model's mutex: the other sharers' tasks queued ahead go on. The slot is
+ * the submitting thread's meanwhile (ended, or submitted and not yet known to its consumer). */
+void Engine::wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, void *stream)
+{
+  lock.unlock ();
+  TaskSlot::fence_done (fence, stream);
+  lock.lock ();
 }
 
 Status Engine::wait (const Task &task, Deadline deadline)

@@ -110,6 +110,9 @@ class Engine {
   /* Tasks, busy time, learnt duration of the i-th core (core_scheduler.h). */
   CoreCounters core_counters (int index) const;
   bool has_task_timeout () const; /* cudlaSetTaskTimeoutInMs was applied */
+  /* The model's task-timeout (its definer's, for a sharer that left it unset): what a caller's
+   * deadline for a task should follow. */
+  std::chrono::milliseconds task_timeout () const { return std::chrono::milliseconds (cfg_.task_timeout_ms); }
   const std::string &model_path () const { return cfg_.model_path; }
   const std::string &library_path () const;
   bool failed () const; /* the process is poisoned (dla/fatal.h) */
@@ -151,6 +154,7 @@ class Engine {
   explicit Engine (std::shared_ptr<LoadedModel> model);
   Status make_slots ();
   Status fatal_status () const;
+  static void wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, void *stream);
   /* The slot a call names, its core and the slot there, once the process is healthy and the slot's
    * state allows the call; nullptr (and *st) otherwise. mutex_ held. */
   TaskSlot *slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core = nullptr,

@@ -7,7 +7,7 @@
 namespace dla {
 
 Status RegisteredTensor::Create (std::shared_ptr<const Device> device, uint64_t size, const std::string &name,
-                                 RegisteredTensor *out)
+                                 RegisteredTensor *out, std::mutex *register_lock)
 {
   if (!device || !device->valid ())
     return Status::Error (Code::kInit, "no DLA device to register tensor '" + name + "' with");
@@ -35,8 +35,13 @@ Status RegisteredTensor::Create (std::shared_ptr<const Device> device, uint64_t 
     return Status::Error (Code::kInit,
                           "cudaMalloc returned an address not 32-byte aligned for tensor '" + name + "'");
   uint64_t *dla = nullptr;
+  std::unique_lock<std::mutex> guard;
+  if (register_lock)
+    guard = std::unique_lock<std::mutex> (*register_lock);
   const cudlaStatus s =
       dev.api ().MemRegister (dev.handle (), static_cast<const uint64_t *> (cuda), size, &dla, 0);
+  if (guard)
+    guard.unlock ();
   if (s != cudlaSuccess || !dla)
     return Status::Error (Code::kInit, cudla_call_failed ("cudlaMemRegister", s) +
                                            dev.library ().refusal_detail () + " for tensor '" + name + "' (" +

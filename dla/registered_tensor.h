@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "dla/device.h"
 #include "dla/status.h"
@@ -14,14 +15,17 @@ namespace dla {
 
 class RegisteredTensor {
  public:
-  /* `name` appears in messages. The tensor holds the device it is registered with. */
+  /* `name` appears in messages. The tensor holds the device it is registered with. `register_lock`
+   * (when given) is held around cudlaMemRegister only: the memory is allocated and zeroed before. */
   static Status Create (std::shared_ptr<const Device> dev, uint64_t size, const std::string &name,
-                        RegisteredTensor *out);
+                        RegisteredTensor *out, std::mutex *register_lock = nullptr);
 
   void *cuda_ptr () const { return memory_.get (); }
   uint64_t *dla_ptr () const { return registration_.get (); }
   uint64_t size () const { return memory_ ? size_ : 0; }
   void reset () noexcept { registration_.reset (), memory_.reset (); }
+  /* cudlaMemUnregister now (under the caller's lock); the memory is freed when the tensor goes. */
+  void unregister () noexcept { registration_.reset (); }
 
   /* cudaFree with the context current. */
   struct Free {

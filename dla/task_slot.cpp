@@ -8,45 +8,82 @@ namespace dla {
 
 Status TaskSlot::Create (const std::shared_ptr<const Device> &device, cudlaModule module,
                          const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
-                         int index, std::unique_ptr<TaskSlot> *out)
+                         int index, std::unique_ptr<TaskSlot> *out, std::mutex *register_lock)
 {
   std::unique_ptr<TaskSlot> s (new TaskSlot ());
-  s->index_ = index;
+  const Status st = s->make (device, module, inputs, outputs, index, register_lock);
+  if (!st.ok ()) {
+    if (register_lock) {
+      std::lock_guard<std::mutex> lock (*register_lock);
+      s->unregister ();
+    }
+    return st; /* the rest is freed here, without the lock */
+  }
+  *out = std::move (s);
+  return Status::Ok ();
+}
+
+Status TaskSlot::make (const std::shared_ptr<const Device> &device, cudlaModule module,
+                       const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
+                       int index, std::mutex *register_lock)
+{
+  index_ = index;
   const std::string tag = " (slot " + std::to_string (index) + ")";
   Status st;
   for (const TensorInfo &t : inputs) {
     RegisteredTensor r;
-    if (!(st = RegisteredTensor::Create (device, t.raw.size, t.name + tag, &r)).ok ())
+    if (!(st = RegisteredTensor::Create (device, t.raw.size, t.name + tag, &r, register_lock)).ok ())
       return st;
-    s->in_ptrs_.push_back (r.dla_ptr ());
-    s->inputs_.push_back (std::move (r));
+    in_ptrs_.push_back (r.dla_ptr ());
+    inputs_.push_back (std::move (r));
   }
   for (const TensorInfo &t : outputs) {
     RegisteredTensor r;
     PinnedBuffer p;
-    if (!(st = RegisteredTensor::Create (device, t.raw.size, t.name + tag, &r)).ok () ||
-        !(st = PinnedBuffer::Create (t.raw.size, &p)).ok ())
+    if (!(st = PinnedBuffer::Create (t.raw.size, &p)).ok () ||
+        !(st = RegisteredTensor::Create (device, t.raw.size, t.name + tag, &r, register_lock)).ok ())
       return st;
-    s->out_ptrs_.push_back (r.dla_ptr ());
-    s->out_cuda_ptrs_.push_back (r.cuda_ptr ());
-    s->outputs_.push_back (std::move (r));
-    s->host_outputs_.push_back (std::move (p));
+    out_ptrs_.push_back (r.dla_ptr ());
+    out_cuda_ptrs_.push_back (r.cuda_ptr ());
+    outputs_.push_back (std::move (r));
+    host_outputs_.push_back (std::move (p));
   }
   /* Tasks carry the DLA-side pointers, never the CUDA ones (docs/cudla.md 4.2). */
-  s->task_.moduleHandle = module;
-  s->task_.outputTensor = s->out_ptrs_.data ();
-  s->task_.numOutputTensors = uint32_t (s->out_ptrs_.size ());
-  s->task_.numInputTensors = uint32_t (s->in_ptrs_.size ());
-  s->task_.inputTensor = s->in_ptrs_.data ();
-  s->task_.waitEvents = nullptr; /* must be NULL in hybrid mode */
-  s->task_.signalEvents = nullptr;
-  for (CudaEvent *ev : {&s->submitted_, &s->dla_end_, &s->done_})
+  task_.moduleHandle = module;
+  task_.outputTensor = out_ptrs_.data ();
+  task_.numOutputTensors = uint32_t (out_ptrs_.size ());
+  task_.numInputTensors = uint32_t (in_ptrs_.size ());
+  task_.inputTensor = in_ptrs_.data ();
+  task_.waitEvents = nullptr; /* must be NULL in hybrid mode */
+  task_.signalEvents = nullptr;
+  for (CudaEvent *ev : {&submitted_, &dla_end_, &done_})
     if (!(st = CudaEvent::Create (true, ev)).ok ())
       return st;
-  if (!(st = CudaEvent::Create (false, &s->done_untimed_)).ok ())
-    return st;
-  *out = std::move (s);
+  for (CudaEvent *ev : {&done_untimed_, &fence_})
+    if (!(st = CudaEvent::Create (false, ev)).ok ())
+      return st;
   return Status::Ok ();
+}
+
+void TaskSlot::unregister () noexcept
+{
+  for (RegisteredTensor &r : inputs_)
+    r.unregister ();
+  for (RegisteredTensor &r : outputs_)
+    r.unregister ();
+}
+
+void *TaskSlot::fence (void *stream)
+{
+  return record_event (fence_.get (), stream) == cudaSuccess ? fence_.get () : nullptr;
+}
+
+void TaskSlot::fence_done (void *fence, void *stream)
+{
+  if (fence)
+    cudaEventSynchronize (static_cast<cudaEvent_t> (fence));
+  else
+    cudaStreamSynchronize (static_cast<cudaStream_t> (stream));
 }
 
 int TaskSlot::copy_outputs (void *stream)

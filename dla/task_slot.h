@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "dla/completion_wait.h"
@@ -39,10 +40,20 @@ struct AfterTask {
 class TaskSlot {
  public:
   /* Registers the tensors of `inputs` and `outputs` on `device` for `module`; `index` appears in
-   * the tensors' names. */
+   * the tensors' names. `register_lock` (when given: the handle's other users may be submitting)
+   * is held around each cudlaMemRegister only, and around the cudlaMemUnregister of a failed
+   * Create; every allocation runs without it. */
   static Status Create (const std::shared_ptr<const Device> &device, cudlaModule module,
                         const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs,
-                        int index, std::unique_ptr<TaskSlot> *out);
+                        int index, std::unique_ptr<TaskSlot> *out, std::mutex *register_lock = nullptr);
+  /* cudlaMemUnregister of every tensor, under the caller's lock; the memory, pinned copies and
+   * events go with the slot, after the lock (they may synchronise with the device). */
+  void unregister () noexcept;
+  /* After a refused submit: an event recorded on `stream` (cudaStream_t) behind the work queued so
+   * far, to wait for without the engine's lock (fence_done); nullptr when it could not be recorded
+   * (then wait for the stream). */
+  void *fence (void *stream);
+  static void fence_done (void *fence, void *stream);
 
   void *input_ptr (size_t index) const
   {
@@ -75,6 +86,9 @@ class TaskSlot {
   CompletionWait wait;
 
  private:
+  Status make (const std::shared_ptr<const Device> &device, cudlaModule module,
+               const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs, int index,
+               std::mutex *register_lock);
   bool skipped (size_t index) const { return index < skip_.size () && skip_[index]; }
   int copy_outputs (void *stream);
 
@@ -88,6 +102,7 @@ class TaskSlot {
   cudlaTask task_{};
   CudaEvent submitted_, dla_end_, done_; /* with timestamps: timed tasks only */
   CudaEvent done_untimed_;               /* the other tasks' end */
+  CudaEvent fence_;                      /* a refused submit's (fence ()) */
 };
 
 }  // namespace dla
