@@ -149,11 +149,23 @@ int LoadedModel::sharers () const
   return int (sharers_.size ());
 }
 
-void LoadedModel::tell_watchers ()
+int LoadedModel::tasks_in_flight () const
+{
+  std::lock_guard<std::mutex> lock (watch_mutex_);
+  return total_tasks ();
+}
+
+int LoadedModel::total_tasks () const
 {
   int tasks = 0;
   for (const auto &s : sharers_)
     tasks += s.second.max_tasks;
+  return tasks;
+}
+
+void LoadedModel::tell_watchers ()
+{
+  const int tasks = total_tasks ();
   for (const auto &s : sharers_)
     if (s.second.changed)
       s.second.changed (tasks, int (sharers_.size ()));

@@ -78,12 +78,15 @@ class LoadedModel {
   using SharersChanged = std::function<void (int tasks, int sharers)>;
   void watch (uint64_t sharer, SharersChanged changed);
   int sharers () const;
+  /* Every sharer's tasks in flight at most, now (what watch's callbacks get). */
+  int tasks_in_flight () const;
 
  private:
   LoadedModel () = default;
   Status open_cores (const std::vector<uint8_t> &bytes);
   Status map_tensors ();
-  void tell_watchers (); /* watch_mutex_ held */
+  void tell_watchers ();    /* watch_mutex_ held */
+  int total_tasks () const; /* watch_mutex_ held */
 
   struct Sharer {
     int max_tasks = 0;

@@ -264,6 +264,9 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
 
 std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self)
 {
+  /* The model's, which a sharer that left task-timeout unset took from its definer. */
+  if (self->priv->model)
+    return self->priv->model->engine->task_timeout ();
   GST_OBJECT_LOCK (self);
   const uint32_t ms = self->priv->settings.task_timeout_ms;
   GST_OBJECT_UNLOCK (self);

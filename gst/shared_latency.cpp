@@ -34,8 +34,7 @@ void gst_dla_infer_announce_latency (GstDlaInfer *self, nanoseconds took)
   };
   /* A saturated stream's frame waits behind the tasks in flight, every sharer's, which the cores
    * share; told again (from the joining or leaving element's thread) as sharers come and go. */
-  int now = engine.max_tasks ();
-  engine.watch_sharers ([&now] (int in_flight, int) { now = in_flight; }); /* now: the total */
+  const int now = engine.model ()->tasks_in_flight ();
   latency.reset (base (now));
   engine.watch_sharers ([&latency, base] (int in_flight, int) { latency.rebase (base (in_flight)); });
   GST_INFO_OBJECT (self,

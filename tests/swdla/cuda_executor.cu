@@ -130,9 +130,9 @@ cudaError_t DeviceModel::Create (const Model &model, std::unique_ptr<DeviceModel
 DeviceModel::~DeviceModel ()
 {
   /* A graph still running is freed when it completes. */
-  for (const Replay &r : replays_)
-    if (r.graph)
-      cudaGraphExecDestroy (r.graph);
+  for (const auto &r : replays_)
+    if (r.second)
+      cudaGraphExecDestroy (r.second);
   if (capture_stream_)
     cudaStreamDestroy (capture_stream_);
   cudaFree (weights_);
@@ -142,17 +142,22 @@ DeviceModel::~DeviceModel ()
 
 cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *output, WordStore then)
 {
-  for (const Replay &r : replays_)
-    if (r.input == input && r.output == output && r.then == then)
-      return r.graph ? cudaGraphLaunch (r.graph, stream) : enqueue_kernels (stream, input, output, then);
+  const ReplayKey key{input, output, then.word, then.value};
+  auto known = replays_.find (key);
+  if (known != replays_.end ())
+    return known->second ? cudaGraphLaunch (known->second, stream)
+                         : enqueue_kernels (stream, input, output, then);
   /* A capture that failed is remembered too (a null graph), not tried again on every task. */
   const cudaGraphExec_t graph = capture (input, output, then);
   if (replays_.size () == kReplays) {
-    if (replays_.front ().graph)
-      cudaGraphExecDestroy (replays_.front ().graph);
-    replays_.erase (replays_.begin ());
+    auto oldest = replays_.find (replay_order_.front ());
+    if (oldest->second)
+      cudaGraphExecDestroy (oldest->second);
+    replays_.erase (oldest);
+    replay_order_.pop_front ();
   }
-  replays_.push_back ({input, output, then, graph});
+  replays_.emplace (key, graph);
+  replay_order_.push_back (key);
   return graph ? cudaGraphLaunch (graph, stream) : enqueue_kernels (stream, input, output, then);
 }
 

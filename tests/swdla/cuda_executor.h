@@ -7,7 +7,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <deque>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "layer_math.h"
@@ -30,14 +33,21 @@ class DeviceModel {
   cudaError_t enqueue (cudaStream_t stream, const void *input, void *output, WordStore then);
 
  private:
-  /* The graphs of the last kReplays buffer sets captured, first in first out (a registration is
-   * made once, used often); a null graph: capturing failed, the kernels launch one by one. */
-  static constexpr size_t kReplays = 8;
-  struct Replay {
+  /* The graphs of the buffer sets seen, up to kReplays, the oldest dropped first (a registration is
+   * made once, used often); a null graph: capturing failed, the kernels launch one by one. Every
+   * slot of every element sharing the module (model-instance-id) has a set of its own, cores x
+   * max-in-flight of each: a cache smaller than that misses on every task, captured anew inside
+   * cudlaSubmitTask. Looked up by key, so its size costs no time per task. */
+  static constexpr size_t kReplays = 4096;
+  struct ReplayKey {
     const void *input;
     void *output;
-    WordStore then;
-    cudaGraphExec_t graph;
+    int32_t *word;
+    int32_t value;
+    bool operator<(const ReplayKey &o) const
+    {
+      return std::tie (input, output, word, value) < std::tie (o.input, o.output, o.word, o.value);
+    }
   };
 
   explicit DeviceModel (const Model &model) : model_ (model) {}
@@ -47,8 +57,9 @@ class DeviceModel {
 
   Model model_;
   cudaStream_t capture_stream_ = nullptr; /* swdla's own: the caller's stream is never captured */
-  std::vector<Replay> replays_;
-  float *weights_ = nullptr; /* every layer's weights and biases, back to back */
+  std::map<ReplayKey, cudaGraphExec_t> replays_;
+  std::deque<ReplayKey> replay_order_; /* oldest first */
+  float *weights_ = nullptr;           /* every layer's weights and biases, back to back */
   float *scratch_[2] = {nullptr, nullptr};
   std::vector<LayerParams> params_;
 };
