@@ -188,6 +188,8 @@ bool instance_defaults (const Settings &user, InstanceDefaults *out)
   dla::Sharer definer;
   if (user.model_instance_id.empty () || !SharedModels::Process ().definer (user.model_instance_id, &definer))
     return false;
+  if (!user.model.empty ())
+    return true; /* it sets model: its own settings and .modelinfo, as without sharing */
   for (const dla::DefiningSetting &d : definer.settings)
     if (d.name == "model")
       out->model = d.value;

@@ -43,7 +43,8 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
 dla::Sharer sharer_of (const std::string &element, const Settings &s);
 
 /* Whether `user`'s model-instance-id has an instance (live, or being loaded); *out then gets what a
- * sharer that left `model` unset takes from it: the model, the definer's labels. */
+ * sharer that left `model` unset takes from it: the model, the definer's labels (nothing for one
+ * that sets `model`). */
 bool instance_defaults (const Settings &user, InstanceDefaults *out);
 
 /* The `model-info` structure of an open model. */

@@ -1,10 +1,11 @@
 /* One loaded model shared by many streams (issue #23, model-instance-id) on a CUDA GPU with the
  * software DLA, two cores (SWDLA_NUM_CORES): sharers hold one device handle and one module per
- * core (swdla counts them: swdlaCoreHandleCount, swdlaCoreModuleCount), only the first needs
- * `model`; model-defining settings that differ are refused naming both elements; several streams
- * sharing keep their order and their own results; a sharer joining and leaving 100 times leaves
- * the others running right; 16 engines on a core work and the 17th is refused naming the limit
- * and model-instance-id; a 911 fails every sharer (its own variant: it poisons the process). */
+ * core (swdla counts them: swdlaCoreHandleCount, swdlaCoreModuleCount); only one needs `model`,
+ * any one (parsed pipelines start their branches last-first), and the others take its labels;
+ * model-defining settings that differ are refused naming both elements; several streams sharing
+ * keep their order and their own results; a sharer joining and leaving 100 times leaves the others
+ * running at rate; 16 engines on a core work and the 17th is refused naming the limit and
+ * model-instance-id; a 911 fails every sharer (its own variant: it poisons the process). */
 #include <gst/check/gstharness.h>
 
 #include <algorithm>
