@@ -198,15 +198,26 @@ std::vector<ObjectCase> object_cases ()
   return out;
 }
 
-std::string case_name (const testing::TestParamInfo<ObjectCase> &i)
+std::string describe (const ObjectCase &k)
 {
-  const ObjectCase &k = i.param;
   const char *mode = k.mode == ResizeMode::kStretch     ? "stretch"
                      : k.mode == ResizeMode::kLetterbox ? "letterbox"
                                                         : "centercrop";
   return std::string (preprocess_test::format_name (k.format)) + "_" + tensor::layout_name (k.layout) + "_" +
          tensor::elem_type_name (k.type) + "_" + mode + (k.antialias ? "_aa" : "_noaa") +
          (k.cosited ? "_cosited" : "");
+}
+
+std::string case_name (const testing::TestParamInfo<ObjectCase> &i)
+{
+  return describe (i.param);
+}
+
+/* gtest prints every parameter when it registers the tests: the struct's padding bytes are never
+ * written, so its byte dump reads uninitialised memory (valgrind). */
+void PrintTo (const ObjectCase &k, std::ostream *os)
+{
+  *os << describe (k);
 }
 
 INSTANTIATE_TEST_SUITE_P (Modes, PreprocessObjects, testing::ValuesIn (object_cases ()), case_name);
