@@ -27,7 +27,9 @@ GstVideoRegionOfInterestMeta *add_roi (GstBuffer *b, const char *type, guint x, 
                                        gint id = 0)
 {
   GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (b, type, x, y, w, h);
-  roi->id = id;
+  if (id != 0)
+    gst_video_region_of_interest_meta_add_param (
+        roi, gst_structure_new ("object_id", "id", G_TYPE_INT, id, nullptr));
   return roi;
 }
 
@@ -127,6 +129,29 @@ TEST (FrameObjects, TrackedObjectsCarryTheirResult)
   }
   EXPECT_EQ (flow.cached (), 1u);
   flow.reset ();
+  EXPECT_EQ (flow.cached (), 0u);
+}
+
+/* A detector that numbers its boxes on each frame (DL Streamer's `id` = the ODMtd's index, roimux's
+ * = the meta's): the second box of the next frame is another object and must not carry the
+ * result of this frame's second box. */
+TEST (FrameObjects, PerFrameRoiIdsCarryNothing)
+{
+  ObjectFlow flow;
+  for (uint32_t frame = 0; frame < 4; ++frame) {
+    BufferPtr buf;
+    for (gint i = 0; i < 3; ++i) {
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (buf.b, "car", guint (i) * 70 + frame, 0, 64, 64);
+      roi->id = i;
+    }
+    FrameObjects fo;
+    flow.prepare (buf.b, 320, 240, params (1, 1, 10), &fo);
+    ASSERT_EQ (fo.objects.size (), 3u);
+    EXPECT_EQ (fo.counts.carried, 0u) << "frame " << frame;
+    EXPECT_EQ (fo.counts.classified, 3u);
+    classify_all (flow, fo, result_of (1, 0.5f, "red"));
+  }
   EXPECT_EQ (flow.cached (), 0u);
 }
 
