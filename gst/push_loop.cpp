@@ -192,6 +192,8 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
       o.dla_core = timing.dla_core;
     }
     const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
+    if (t.first_of_wave)
+      priv->stats.object_launch ();
     priv->stats.object_task (t.first_of_wave ? priv->input.preprocess_ms (task) : -1.f, timing.dla_ms,
                              post_ms, timing.total_ms, f.graphed && t.first_of_wave, timing.dla_core,
                              timing.busy_ms);
