@@ -169,13 +169,16 @@ GstFlowReturn submit_objects (GstDlaInfer *self, dlainfer::PendingFrame &f, cons
     while (end < plan.tasks.size () && plan.tasks[end].wave == w)
       ++end;
     if (!f.tasks.empty ()) {
-      /* The previous wave's slots are needed again: read it here. */
+      /* The previous wave's slots are needed again: read it here. Each task gets its own
+       * task-timeout from when its wait starts (a wave's tasks run one after another). */
       dla::ScopedContext scope (priv->cuda.primary ());
-      const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
       for (const dlainfer::ObjectTask &t : f.tasks) {
-        const dla::Status st = priv->model->engine->wait (dla::Task{t.slot, nullptr, t.timed}, deadline);
-        if (!st.ok ()) {
+        bool aborted = false;
+        const dla::Status st = gst_dla_infer_wait_task (self, dla::Task{t.slot, nullptr, t.timed}, &aborted);
+        if (aborted || !st.ok ()) {
           abandon_tasks (self, &f);
+          if (aborted)
+            return GST_FLOW_FLUSHING;
           return frame_failed (self, st, "dla::Engine::wait (an earlier wave of the frame's objects)");
         }
       }

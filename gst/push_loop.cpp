@@ -88,30 +88,6 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
                     priv->output.best_label (), double (priv->output.best_confidence ()));
 }
 
-/* Until the frame's task ends, task-timeout passes (whether or not cuDLA applies one itself), or
- * a flush comes (*aborted: the task stays in flight). */
-dla::Status wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted)
-{
-  GstDlaInferPrivate *priv = self->priv;
-  dla::Engine &engine = *priv->model->engine;
-  const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
-  const auto deadline = Clock::now () + timeout;
-  dla::ScopedContext scope (priv->cuda.primary ());
-  for (;;) {
-    const dla::Status st = engine.wait (task, std::min (deadline, Clock::now () + kWaitSlice));
-    if (st.code != dla::Code::kTimeout || !engine.in_flight (task.slot))
-      return st;
-    if (Clock::now () >= deadline)
-      return dla::Status::Error (dla::Code::kTimeout,
-                                 "the DLA task did not finish within the task timeout of " +
-                                     std::to_string (timeout.count ()) + " ms (the element's own deadline)");
-    if (priv->inflight.flushing ()) {
-      *aborted = true;
-      return st;
-    }
-  }
-}
-
 /* As `queue` does: an error downstream is posted and ends the stream; the task pauses. */
 void pause_on (GstDlaInfer *self, GstFlowReturn ret)
 {
@@ -154,7 +130,7 @@ bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
     GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d (DLA core %d)",
                     GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), task.slot,
                     priv->model->engine->core_of (task.slot));
-    const dla::Status st = wait_task (self, task, &aborted);
+    const dla::Status st = gst_dla_infer_wait_task (self, task, &aborted);
     if (aborted || !st.ok ()) {
       const GstFlowReturn ret = aborted ? GST_FLOW_OK : frame_failed (self, st, "dla::Engine::wait");
       priv->inflight.give_back (std::move (f), ret);
@@ -216,9 +192,33 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
       o.dla_core = timing.dla_core;
     }
     const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
+    if (t.first_of_wave)
+      priv->stats.object_launch ();
     priv->stats.object_task (t.first_of_wave ? priv->input.preprocess_ms (task) : -1.f, timing.dla_ms,
                              post_ms, timing.total_ms, f.graphed && t.first_of_wave, timing.dla_core,
                              timing.busy_ms);
+  }
+}
+
+dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  dla::Engine &engine = *priv->model->engine;
+  const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
+  const auto deadline = Clock::now () + timeout;
+  dla::ScopedContext scope (priv->cuda.primary ());
+  for (;;) {
+    const dla::Status st = engine.wait (task, std::min (deadline, Clock::now () + kWaitSlice));
+    if (st.code != dla::Code::kTimeout || !engine.in_flight (task.slot))
+      return st;
+    if (Clock::now () >= deadline)
+      return dla::Status::Error (dla::Code::kTimeout,
+                                 "the DLA task did not finish within the task timeout of " +
+                                     std::to_string (timeout.count ()) + " ms (the element's own deadline)");
+    if (priv->inflight.flushing ()) {
+      *aborted = true;
+      return st;
+    }
   }
 }
 

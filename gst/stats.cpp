@@ -57,6 +57,12 @@ void Stats::object_frame (const ObjectCounts &c)
   objects_.over_maximum += c.over_maximum;
 }
 
+void Stats::object_launch ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  ++objects_.launches;
+}
+
 void Stats::add_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
                       bool from_graph, int dla_core, float busy_ms)
 {
@@ -139,7 +145,7 @@ GstStructure *Stats::to_structure () const
                      "objects-degenerate", G_TYPE_UINT64, guint64 (o.degenerate), "objects-filtered",
                      G_TYPE_UINT64, guint64 (o.filtered), "objects-too-small", G_TYPE_UINT64,
                      guint64 (o.too_small), "objects-over-maximum", G_TYPE_UINT64, guint64 (o.over_maximum),
-                     nullptr);
+                     "objects-launches", G_TYPE_UINT64, guint64 (o.launches), nullptr);
   return s;
 }
 

@@ -19,6 +19,7 @@ namespace dlainfer {
 struct ObjectCounts {
   uint64_t seen = 0, classified = 0, carried = 0;
   uint64_t degenerate = 0, filtered = 0, too_small = 0, over_maximum = 0;
+  uint64_t launches = 0; /* objects launches (one a wave); those not replayed missed the graph cache */
 };
 
 class Stats {
@@ -39,13 +40,15 @@ class Stats {
   void object_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms, bool from_graph,
                     int dla_core = -1, float busy_ms = -1.f);
   void object_frame (const ObjectCounts &counts);
+  /* roi-list: one objects launch (a wave's); graph-launches counts those replayed from a graph. */
+  void object_launch ();
 
   /* "dlainfer-stats": frames, inferences, skipped, errors, graph-launches (guint64) and, for preprocess, dla,
    * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any); `cores`, an
    * array of "dla-core" structures (core: int, tasks: guint64, busy-ms: gdouble), one per core the
    * model runs on, in core order: this element's tasks there and the DLA time they took;
-   * objects-seen, -classified, -carried, -degenerate, -filtered, -too-small, -over-maximum
-   * (guint64: roi-list's objects; 0 in full-frame mode). */
+   * objects-seen, -classified, -carried, -degenerate, -filtered, -too-small, -over-maximum,
+   * -launches (guint64: roi-list's objects and launches; 0 in full-frame mode). */
   GstStructure *to_structure () const;
 
  private:

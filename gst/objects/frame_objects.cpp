@@ -14,6 +14,8 @@ void ObjectFlow::prepare (GstBuffer *buffer, int64_t width, int64_t height, cons
   out->counts.seen = found.objects.size ();
   const std::vector<SelectedObject> kept =
       select_objects (found.objects, width, height, params.selection, &out->counts.selection);
+  resolve_tracking (buffer, kept, &found);
+  out->tracking_lookups = found.tracking_lookups;
   std::vector<bool> classify (kept.size (), true);
   out->objects.resize (kept.size ());
   {

@@ -47,6 +47,7 @@ struct FrameObjects {
   WorkPlan plan;                    /* indices into objects */
   uint64_t frame = 0;               /* the cache's frame number */
   FrameCounts counts;
+  uint64_t tracking_lookups = 0; /* relation-meta queries for tracking (bounded by the selection) */
 };
 
 struct FlowParams {

@@ -25,10 +25,6 @@ bool roi_tracking_id (GstVideoRegionOfInterestMeta *roi, guint64 *id)
     *id = guint64 (v);
     return true;
   }
-  if (roi->id > 0) {
-    *id = guint64 (roi->id);
-    return true;
-  }
   return false;
 }
 
@@ -79,24 +75,38 @@ CollectedObjects from_roi_metas (GstBuffer *buffer)
 
 namespace {
 
-/* A tracking mtd related to the ODMtd, from the ODMtd or towards it (trackers differ). */
-bool related_tracking (GstAnalyticsRelationMeta *rmeta, guint od_id, GstAnalyticsTrackingMtd *trk)
+/* The ids of the buffer's tracking mtds, in one pass. */
+std::vector<guint> tracking_mtds (GstAnalyticsRelationMeta *rmeta)
+{
+  std::vector<guint> ids;
+  gpointer state = nullptr;
+  GstAnalyticsTrackingMtd trk;
+  while (
+      gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), &trk))
+    ids.push_back (trk.id);
+  return ids;
+}
+
+/* A tracking mtd related to the ODMtd, from the ODMtd or towards it (trackers differ); each
+ * relation-meta query counts in *lookups. */
+bool related_tracking (GstAnalyticsRelationMeta *rmeta, guint od_id, const std::vector<guint> &trackers,
+                       GstAnalyticsTrackingMtd *trk, uint64_t *lookups)
 {
   gpointer state = nullptr;
+  ++*lookups;
   if (gst_analytics_relation_meta_get_direct_related (
           rmeta, od_id, GST_ANALYTICS_REL_TYPE_ANY, gst_analytics_tracking_mtd_get_mtd_type (), &state, trk))
     return true;
-  state = nullptr;
-  while (
-      gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), trk)) {
-    if (gst_analytics_relation_meta_get_relation (rmeta, trk->id, od_id) != GST_ANALYTICS_REL_TYPE_NONE ||
-        gst_analytics_relation_meta_get_relation (rmeta, od_id, trk->id) != GST_ANALYTICS_REL_TYPE_NONE)
-      return true;
+  for (guint t : trackers) {
+    ++*lookups;
+    if (gst_analytics_relation_meta_get_relation (rmeta, t, od_id) != GST_ANALYTICS_REL_TYPE_NONE)
+      return gst_analytics_relation_meta_get_mtd (rmeta, t, gst_analytics_tracking_mtd_get_mtd_type (),
+                                                  reinterpret_cast<GstAnalyticsMtd *> (trk));
   }
   return false;
 }
 
-DetectedObject object_from_od (GstAnalyticsRelationMeta *rmeta, GstAnalyticsODMtd *od)
+DetectedObject object_from_od (GstAnalyticsODMtd *od)
 {
   DetectedObject o;
   gint x = 0, y = 0, w = 0, h = 0;
@@ -109,13 +119,6 @@ DetectedObject object_from_od (GstAnalyticsRelationMeta *rmeta, GstAnalyticsODMt
   o.label = gst_analytics_od_mtd_get_obj_type (od);
   o.write_back.has_od_mtd = true;
   o.write_back.od_mtd_id = od->id;
-  GstAnalyticsTrackingMtd trk;
-  if (related_tracking (rmeta, od->id, &trk)) {
-    gboolean lost = FALSE;
-    GstClockTime first = 0, last = 0;
-    o.tracked = gst_analytics_tracking_mtd_get_info (&trk, &o.tracking_id, &first, &last, &lost);
-    o.tracking_lost = o.tracked && lost;
-  }
   return o;
 }
 
@@ -132,6 +135,8 @@ void attach_rois (std::vector<DetectedObject> &objects, GstBuffer *buffer)
     if (it == rois.end ())
       continue;
     o.write_back.roi = it->second;
+    /* gvatrack's object_id until a TrackingMtd says otherwise (resolve_tracking). */
+    o.tracked = roi_tracking_id (it->second, &o.tracking_id);
     rois.erase (it);
   }
 }
@@ -150,13 +155,37 @@ CollectedObjects collect_objects (GstBuffer *buffer)
     gpointer state = nullptr;
     GstAnalyticsODMtd od;
     while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (), &od))
-      out.objects.push_back (object_from_od (rmeta, &od));
+      out.objects.push_back (object_from_od (&od));
   }
   if (out.objects.empty ())
     return from_roi_metas (buffer);
   out.origin = ObjectOrigin::kAnalytics;
   attach_rois (out.objects, buffer);
   return out;
+}
+
+void resolve_tracking (GstBuffer *buffer, const std::vector<SelectedObject> &kept, CollectedObjects *found)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (found->origin != ObjectOrigin::kAnalytics || !rmeta)
+    return;
+  const std::vector<guint> trackers = tracking_mtds (rmeta);
+  if (trackers.empty ())
+    return;
+  for (const SelectedObject &k : kept) {
+    DetectedObject &o = found->objects[k.index];
+    GstAnalyticsTrackingMtd trk;
+    if (!related_tracking (rmeta, o.write_back.od_mtd_id, trackers, &trk, &found->tracking_lookups))
+      continue;
+    gboolean lost = FALSE;
+    GstClockTime first = 0, last = 0;
+    guint64 id = 0;
+    if (!gst_analytics_tracking_mtd_get_info (&trk, &id, &first, &last, &lost))
+      continue;
+    o.tracked = true;
+    o.tracking_id = id;
+    o.tracking_lost = lost;
+  }
 }
 
 #else
@@ -170,6 +199,8 @@ CollectedObjects collect_objects (GstBuffer *buffer)
 {
   return from_roi_metas (buffer);
 }
+
+void resolve_tracking (GstBuffer *, const std::vector<SelectedObject> &, CollectedObjects *) {}
 
 #endif
 

@@ -33,6 +33,9 @@ void ResultCache::link_front (uint32_t i)
 
 void ResultCache::remove (uint32_t i)
 {
+  if (pool_[i].lost)
+    --markers_;
+  pool_[i].lost = false;
   unlink (i);
   index_.erase (pool_[i].id);
   free_.push_back (i);
@@ -55,7 +58,7 @@ void ResultCache::begin_frame ()
 Decision ResultCache::decide (guint64 tracking_id, int64_t area, uint32_t interval)
 {
   auto it = index_.find (tracking_id);
-  if (it == index_.end ())
+  if (it == index_.end () || pool_[it->second].lost)
     return {};
   Entry &e = pool_[it->second];
   e.seen_at = frame_;
@@ -74,6 +77,19 @@ void ResultCache::store (guint64 tracking_id, int64_t area, const ObjectResult &
   store_at (tracking_id, area, result, frame_);
 }
 
+uint32_t ResultCache::take_entry (guint64 tracking_id)
+{
+  if (free_.empty ()) {
+    remove (tail_); /* full: the least recently seen goes */
+    ++evicted_;
+  }
+  const uint32_t i = free_.back ();
+  free_.pop_back ();
+  index_.emplace (tracking_id, i);
+  pool_[i].id = tracking_id;
+  return i;
+}
+
 void ResultCache::store_at (guint64 tracking_id, int64_t area, const ObjectResult &result, uint64_t at)
 {
   at = std::min (at, frame_);
@@ -81,19 +97,21 @@ void ResultCache::store_at (guint64 tracking_id, int64_t area, const ObjectResul
   auto it = index_.find (tracking_id);
   if (it != index_.end ()) {
     i = it->second;
+    if (pool_[i].lost) {
+      if (at <= pool_[i].lost_at) {
+        ++dropped_after_loss_; /* decided before its tracker lost it */
+        return;
+      }
+      pool_[i].lost = false; /* the id came back: a new object */
+      --markers_;
+      pool_[i].seen_at = at;
+    }
     unlink (i);
   } else {
-    if (free_.empty ()) {
-      remove (tail_); /* full: the least recently seen goes */
-      ++evicted_;
-    }
-    i = free_.back ();
-    free_.pop_back ();
-    index_.emplace (tracking_id, i);
+    i = take_entry (tracking_id);
     pool_[i].seen_at = at;
   }
   Entry &e = pool_[i];
-  e.id = tracking_id;
   e.result = result;
   e.area = area;
   e.classified_at = at;
@@ -104,8 +122,21 @@ void ResultCache::store_at (guint64 tracking_id, int64_t area, const ObjectResul
 void ResultCache::lost (guint64 tracking_id)
 {
   auto it = index_.find (tracking_id);
-  if (it != index_.end ())
-    remove (it->second);
+  uint32_t i;
+  if (it != index_.end ()) {
+    i = it->second;
+    unlink (i);
+  } else {
+    i = take_entry (tracking_id);
+  }
+  Entry &e = pool_[i];
+  if (!e.lost)
+    ++markers_;
+  e.lost = true;
+  e.lost_at = frame_;
+  e.seen_at = frame_;
+  e.result = {};
+  link_front (i);
 }
 
 void ResultCache::clear ()
@@ -114,6 +145,7 @@ void ResultCache::clear ()
     remove (tail_);
   frame_ = 0;
   evicted_ = 0;
+  dropped_after_loss_ = 0;
 }
 
 }  // namespace objects

@@ -6,6 +6,11 @@
  * every frame. Entries are evicted when their object was not seen for kUnseenFrames frames, when
  * its tracking is lost, and, when the cache is full, the least recently seen first.
  *
+ * A loss leaves a marker (in the same pool, gone after kUnseenFrames like an entry): the element
+ * stores a frame's results frames after it decided them, so a result decided at or before the
+ * frame that reported the loss may arrive after it and is dropped; a tracker that reuses the id
+ * for a new object later gets no stale result. A store decided after the loss is kept.
+ *
  * Memory is bounded whatever runs through it: at most `capacity` entries, held in storage sized at
  * construction (a fixed pool, a hash table reserved for it; nothing grows with the frames seen).
  * An entry with its hash node and bucket is under 200 bytes: the default 4096 is under 1 MiB. Not
@@ -59,12 +64,17 @@ class ResultCache {
   /* The same for a result of an earlier frame `at` (the element stores a frame's results when its
    * tasks end, frames after it was decided): the age counts from `at`. */
   void store_at (guint64 tracking_id, int64_t area, const ObjectResult &result, uint64_t at);
-  /* Its tracker lost it: its result goes. */
+  /* Its tracker lost it on this frame: its result goes, and a result decided at or before this
+   * frame and stored later (store_at) is dropped. */
   void lost (guint64 tracking_id);
   /* Everything goes (flush, stop); the frame count restarts. */
   void clear ();
 
-  size_t size () const { return index_.size (); }
+  /* Results held (loss markers not counted). */
+  size_t size () const { return index_.size () - markers_; }
+  size_t lost_markers () const { return markers_; }
+  /* Results dropped because their object was lost on a later frame than they were decided on. */
+  uint64_t dropped_after_loss () const { return dropped_after_loss_; }
   size_t capacity () const { return pool_.size (); }
   size_t buckets () const { return index_.bucket_count (); }
   uint64_t frame () const { return frame_; }
@@ -77,6 +87,8 @@ class ResultCache {
     ObjectResult result;
     int64_t area = 0;
     uint64_t classified_at = 0, seen_at = 0;
+    bool lost = false; /* a loss marker: no result; stores decided at or before lost_at drop */
+    uint64_t lost_at = 0;
     uint32_t prev = kNone, next = kNone; /* the recency list, most recent at head_ */
   };
 
@@ -84,12 +96,14 @@ class ResultCache {
   void link_front (uint32_t i);
   void remove (uint32_t i);
   void evict_unseen ();
+  uint32_t take_entry (guint64 tracking_id); /* a free entry, indexed (may evict the least recent) */
 
   std::vector<Entry> pool_;
   std::vector<uint32_t> free_;
   std::unordered_map<guint64, uint32_t> index_;
   uint32_t head_ = kNone, tail_ = kNone;
-  uint64_t frame_ = 0, evicted_ = 0;
+  uint64_t frame_ = 0, evicted_ = 0, dropped_after_loss_ = 0;
+  size_t markers_ = 0;
 };
 
 }  // namespace objects

@@ -3,15 +3,21 @@
  * own crop and its result written back: each object's result equals the full-frame result of the
  * same crop fed as a frame of its own (every resize mode), object-class / minimum size / maximum
  * count with their counts, reclassify-interval with tracking ids (carried, age, growth, eviction),
- * batch 1, 4 and 16 loadables with partial batches and waves, zero objects, 10 000 boxes, the
+ * batch 1, 4 and 16 loadables with partial batches and waves (their graph replays, a flush during
+ * them, over two cores), zero objects in order, 10 000 boxes, the
  * element message, and the GstAnalytics relations both ways. The frames are painted: each box a
  * colour of the colours model, the rest black. */
+#include <gst/check/gstharness.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu_support.h"
 #include "gst/meta/gstdlaobject.h"
 #include "objects_test_support.h"
+#include "swdla_query.h"
 
 namespace {
 
@@ -35,7 +41,7 @@ struct Box {
   int x, y, w, h;
   int colour;
   const char *type = "car";
-  gint id = 0;           /* > 0: a tracking id */
+  gint id = 0;           /* > 0: a tracking id (gvatrack's object_id parameter) */
   bool textured = false; /* the colour's intensity varies pixel by pixel (60..100 %) */
 };
 
@@ -66,7 +72,11 @@ GstBuffer *frame_with (const std::vector<Box> &boxes, guint64 i = 0, bool roi_me
     for (const Box &b : boxes) {
       GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (
           buf, b.type, guint (b.x), guint (b.y), guint (b.w), guint (b.h));
-      roi->id = b.id;
+      /* A detector's per-frame index: no tracking id (docs/objects.md). */
+      roi->id = gint (&b - boxes.data ());
+      if (b.id > 0)
+        gst_video_region_of_interest_meta_add_param (
+            roi, gst_structure_new ("object_id", "id", G_TYPE_INT, b.id, nullptr));
     }
   return buf;
 }
@@ -151,14 +161,19 @@ std::vector<std::vector<ObjectResult>> run (Pipeline &p, std::vector<GstBuffer *
   return out;
 }
 
-guint64 stat (Pipeline &p, const char *field)
+guint64 stat_of (GstElement *infer, const char *field)
 {
   GstStructure *st = nullptr;
-  g_object_get (p.by_name ("infer"), "stats", &st, nullptr);
+  g_object_get (infer, "stats", &st, nullptr);
   guint64 v = G_MAXUINT64;
   gst_structure_get_uint64 (st, field, &v);
   gst_structure_free (st);
   return v;
+}
+
+guint64 stat (Pipeline &p, const char *field)
+{
+  return stat_of (p.by_name ("infer"), field);
 }
 
 /* The full-frame result of the box's crop fed as a frame of its own. */
@@ -225,12 +240,29 @@ void expect_colours (const std::vector<ObjectResult> &frame, const std::vector<B
   }
 }
 
-std::vector<Box> grid (int n, int size = 16)
+/* n boxes in rows of 16; frame k shifts the colours by k, so that a result read from another
+ * frame's slots, or frames mixed up, shows (16 % 7 and 4 % 7 are not 0: shifts within a frame
+ * show too). */
+std::vector<Box> grid (int n, int size = 16, int shift = 0)
 {
   std::vector<Box> boxes;
   for (int i = 0; i < n; ++i)
-    boxes.push_back ({(i % 16) * 20, (i / 16) * 20, size, size, 1 + i % 7});
+    boxes.push_back ({(i % 16) * 20, (i / 16) * 20, size, size, 1 + (i + shift) % 7});
   return boxes;
+}
+
+/* Frames 0..n-1 of grid (objects) with colours shifted by the frame's number (none when k is odd
+ * and `every_other_empty`); the boxes of each in *boxes. */
+std::vector<GstBuffer *> grid_frames (int objects, guint64 n, std::vector<std::vector<Box>> *boxes,
+                                      bool every_other_empty = false)
+{
+  std::vector<GstBuffer *> in;
+  boxes->clear ();
+  for (guint64 k = 0; k < n; ++k) {
+    boxes->push_back (every_other_empty && k % 2 ? std::vector<Box>{} : grid (objects, 16, int (k)));
+    in.push_back (frame_with (boxes->back (), k));
+  }
+  return in;
 }
 
 /* Batch 1, 4 and 16 with partial last batches, and waves when max-in-flight is short. */
@@ -249,13 +281,18 @@ TEST_F (Objects, BatchesAndWaves)
     const std::string what = std::string (c.model) + " x" + std::to_string (c.objects);
     Pipeline p (roi_pipeline (c.model, "max-in-flight=" + std::to_string (c.max_in_flight)));
     ASSERT_TRUE (p.play ());
-    const std::vector<Box> boxes = grid (c.objects);
-    const auto frames = run (p, {frame_with (boxes, 0), frame_with (boxes, 1), frame_with (boxes, 2)});
+    std::vector<std::vector<Box>> boxes;
+    const auto frames = run (p, grid_frames (c.objects, 3, &boxes));
     ASSERT_EQ (frames.size (), 3u);
-    for (const auto &f : frames)
-      expect_colours (f, boxes, what.c_str ());
+    for (size_t k = 0; k < 3; ++k)
+      expect_colours (frames[k], boxes[k], (what + " frame " + std::to_string (k)).c_str ());
     EXPECT_EQ (stat (p, "inferences"), 3 * c.tasks) << what;
     EXPECT_EQ (stat (p, "objects-classified"), guint64 (3 * c.objects)) << what;
+    /* One launch a wave; the same slot's launch comes round (waves, or frames) within three
+     * frames: replayed. */
+    const guint64 waves = (c.tasks + guint64 (c.max_in_flight) - 1) / guint64 (c.max_in_flight);
+    EXPECT_EQ (stat (p, "objects-launches"), 3 * waves) << what;
+    EXPECT_GT (stat (p, "graph-launches"), 0u) << what;
     p.stop ();
   }
 }
@@ -265,23 +302,106 @@ TEST_F (Objects, ZeroObjectsPassInOrder)
 {
   Pipeline p (roi_pipeline ("colours-batch4", "max-in-flight=2"));
   ASSERT_TRUE (p.play ());
-  const std::vector<Box> boxes = grid (3);
-  std::vector<GstBuffer *> in;
-  for (guint64 i = 0; i < 8; ++i)
-    in.push_back (frame_with (i % 2 ? std::vector<Box>{} : boxes, i));
-  for (GstBuffer *b : in)
+  std::vector<std::vector<Box>> boxes;
+  for (GstBuffer *b : grid_frames (3, 8, &boxes, true))
     ASSERT_TRUE (p.push (b));
   for (guint64 i = 0; i < 8; ++i) {
     GstSample *s = p.pull ();
     ASSERT_NE (s, nullptr);
     GstBuffer *b = gst_sample_get_buffer (s);
     EXPECT_EQ (GST_BUFFER_PTS (b), GST_SECOND * i / 30) << "frames leave in order";
-    EXPECT_EQ (roi_results (b).size (), i % 2 ? 0u : 3u);
+    /* Each frame's own colours: a result of the frame before would read shifted ones. */
+    expect_colours (roi_results (b), boxes[i], ("frame " + std::to_string (i)).c_str ());
     gst_sample_unref (s);
   }
   EXPECT_EQ (stat (p, "frames"), 8u);
   EXPECT_EQ (stat (p, "inferences"), 4u);
   p.stop ();
+}
+
+/* A wave's tasks run one after another: 8 tasks of 60 ms take 480 ms, past a task-timeout of
+ * 250 ms, though no task was slow. Each task's wait gets its own timeout (16 objects, batch 1,
+ * max-in-flight=8: the streaming thread waits wave 0 itself). */
+TEST_F (Objects, WaveLongerThanTheTaskTimeoutIsNoTimeout)
+{
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "60000"}});
+  Pipeline p (roi_pipeline ("colours", "max-in-flight=8 task-timeout=250"));
+  ASSERT_TRUE (p.play ());
+  std::vector<std::vector<Box>> boxes;
+  const auto frames = run (p, grid_frames (16, 2, &boxes));
+  const BusError err = p.wait_error (0);
+  EXPECT_FALSE (err.posted) << err.source << ": " << err.message;
+  ASSERT_EQ (frames.size (), 2u);
+  for (size_t k = 0; k < 2; ++k)
+    expect_colours (frames[k], boxes[k], ("frame " + std::to_string (k)).c_str ());
+  EXPECT_EQ (stat (p, "objects-launches"), 4u);
+  p.stop ();
+}
+
+/* A flush while the streaming thread waits for an earlier wave of a frame (8 objects, batch 1,
+ * max-in-flight=2: four waves of two 100 ms tasks): the push ends with FLUSHING after the wave's
+ * tasks ended (each wait sees the flush within its 100 ms slice; cuDLA cannot cancel), before the
+ * frame's later waves; nothing of it is pushed, and the stream goes on with each frame's own
+ * results. */
+TEST_F (Objects, FlushDuringWaves)
+{
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "100000"}});
+  GstHarness *h =
+      gst_harness_new_parse (("dlainfer name=infer inference-region=roi-list model=" + model ("colours") +
+                              " labels=" + labels_of ("colours") + " max-in-flight=2")
+                                 .c_str ());
+  gst_harness_set_src_caps_str (h, kCaps.c_str ());
+  const std::vector<Box> first = grid (8);
+  GstFlowReturn pushed = GST_FLOW_OK;
+  std::thread pusher ([&] { pushed = gst_harness_push (h, frame_with (first, 0)); });
+  /* Wave 0 (two tasks) runs until about 200 ms: the flush comes while the push waits for it. */
+  std::this_thread::sleep_for (std::chrono::milliseconds (150));
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  pusher.join ();
+  EXPECT_EQ (pushed, GST_FLOW_FLUSHING);
+  EXPECT_EQ (gst_harness_buffers_received (h), 0u) << "a frame of the flushed stream was pushed";
+  /* Not all four waves ran: the flush ended the frame after its first wave. */
+  GstElement *infer = gst_harness_find_element (h, "dlainfer");
+  EXPECT_LE (stat_of (infer, "inferences"), 2u) << "waves after the flush ran";
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  g_setenv ("SWDLA_SERVICE_US", "1000", TRUE);
+  std::vector<std::vector<Box>> boxes;
+  for (GstBuffer *b : grid_frames (8, 3, &boxes))
+    ASSERT_EQ (gst_harness_push (h, b), GST_FLOW_OK);
+  for (size_t k = 0; k < 3; ++k) {
+    GstBuffer *out = gst_harness_pull (h);
+    ASSERT_NE (out, nullptr) << "frame " << k;
+    EXPECT_EQ (GST_BUFFER_PTS (out), GST_SECOND * k / 30);
+    expect_colours (roi_results (out), boxes[k], ("after the flush, frame " + std::to_string (k)).c_str ());
+    gst_buffer_unref (out);
+  }
+  gst_object_unref (infer);
+  gst_harness_teardown (h);
+}
+
+/* dla-core=-1 with waves (SWDLA_NUM_CORES=2): a wave's slots are spread over both cores' rings;
+ * each frame still gets its own results in order, and both cores ran tasks. */
+TEST_F (Objects, WavesOverTwoCores)
+{
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
+  const int64_t before[2] = {dlainfer_test::swdla_core_tasks_before_load (0),
+                             dlainfer_test::swdla_core_tasks_before_load (1)};
+  Pipeline p (roi_pipeline ("colours-batch4", "dla-core=-1 max-in-flight=4"));
+  ASSERT_TRUE (p.play ());
+  std::vector<std::vector<Box>> boxes;
+  /* 40 objects: ten tasks a frame, in waves of 4, 4 and 2. */
+  const auto frames = run (p, grid_frames (40, 6, &boxes));
+  ASSERT_EQ (frames.size (), 6u);
+  for (size_t k = 0; k < 6; ++k)
+    expect_colours (frames[k], boxes[k], ("frame " + std::to_string (k)).c_str ());
+  EXPECT_EQ (stat (p, "inferences"), 60u);
+  p.stop ();
+  ASSERT_GE (dlainfer_test::swdla_core_tasks (0), 0) << "swdla's task accounting is not reachable";
+  for (int c : {0, 1})
+    EXPECT_GT (dlainfer_test::swdla_core_tasks (c) - before[c], 0) << "core " << c << " ran no task";
 }
 
 /* object-class, the minimum size and the maximum count, each counted in stats. */

@@ -27,7 +27,9 @@ GstVideoRegionOfInterestMeta *add_roi (GstBuffer *b, const char *type, guint x, 
                                        gint id = 0)
 {
   GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (b, type, x, y, w, h);
-  roi->id = id;
+  if (id != 0)
+    gst_video_region_of_interest_meta_add_param (
+        roi, gst_structure_new ("object_id", "id", G_TYPE_INT, id, nullptr));
   return roi;
 }
 
@@ -127,6 +129,29 @@ TEST (FrameObjects, TrackedObjectsCarryTheirResult)
   }
   EXPECT_EQ (flow.cached (), 1u);
   flow.reset ();
+  EXPECT_EQ (flow.cached (), 0u);
+}
+
+/* A detector that numbers its boxes on each frame (DL Streamer's `id` = the ODMtd's index, roimux's
+ * = the meta's): the second box of the next frame is another object and must not carry the
+ * result of this frame's second box. */
+TEST (FrameObjects, PerFrameRoiIdsCarryNothing)
+{
+  ObjectFlow flow;
+  for (uint32_t frame = 0; frame < 4; ++frame) {
+    BufferPtr buf;
+    for (gint i = 0; i < 3; ++i) {
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (buf.b, "car", guint (i) * 70 + frame, 0, 64, 64);
+      roi->id = i;
+    }
+    FrameObjects fo;
+    flow.prepare (buf.b, 320, 240, params (1, 1, 10), &fo);
+    ASSERT_EQ (fo.objects.size (), 3u);
+    EXPECT_EQ (fo.counts.carried, 0u) << "frame " << frame;
+    EXPECT_EQ (fo.counts.classified, 3u);
+    classify_all (flow, fo, result_of (1, 0.5f, "red"));
+  }
   EXPECT_EQ (flow.cached (), 0u);
 }
 
@@ -352,6 +377,46 @@ TEST (ObjectOutput, ClassificationRelatedBothWays)
     EXPECT_EQ (parent.id, od.id);
   }
 }
+
+/* A buffer with one car ODMtd whose TrackingMtd (id, lost) relates to it. */
+void add_tracked_od (GstBuffer *b, guint64 id, bool lost)
+{
+  GstAnalyticsRelationMeta *r = gst_buffer_add_analytics_relation_meta (b);
+  GstAnalyticsODMtd od;
+  GstAnalyticsTrackingMtd trk;
+  ASSERT_TRUE (
+      gst_analytics_relation_meta_add_od_mtd (r, g_quark_from_string ("car"), 0, 0, 64, 64, 0.8f, &od));
+  ASSERT_TRUE (gst_analytics_relation_meta_add_tracking_mtd (r, id, 0, &trk));
+  if (lost) {
+    ASSERT_TRUE (gst_analytics_tracking_mtd_set_lost (&trk));
+  }
+  ASSERT_TRUE (gst_analytics_relation_meta_set_relation (r, GST_ANALYTICS_REL_TYPE_RELATE_TO, od.id, trk.id));
+}
+
+/* Two frames in flight: frame 1 classifies track 8, frame 2 reports it lost, then frame 1's result
+ * comes back. A new object that reuses id 8 on frame 3 is classified, not given that result. */
+TEST (FrameObjects, LostTrackGetsNoResultStoredAfterTheLoss)
+{
+  ObjectFlow flow;
+  FrameObjects first, second, third;
+  BufferPtr a, b, c;
+  add_tracked_od (a.b, 8, false);
+  add_tracked_od (b.b, 8, true);
+  add_tracked_od (c.b, 8, false);
+  flow.prepare (a.b, 320, 240, params (1, 2, 10), &first);
+  ASSERT_EQ (first.objects.size (), 1u);
+  ASSERT_TRUE (first.objects[0].source.tracked);
+  EXPECT_TRUE (first.objects[0].classify);
+  flow.prepare (b.b, 320, 240, params (1, 2, 10), &second);
+  ASSERT_TRUE (second.objects[0].source.tracking_lost);
+  classify_all (flow, first, result_of (1, 0.5f, "stale"));
+  classify_all (flow, second, result_of (1, 0.5f, "stale"));
+  EXPECT_EQ (flow.cached (), 0u);
+  flow.prepare (c.b, 320, 240, params (1, 2, 10), &third);
+  EXPECT_TRUE (third.objects[0].classify);
+  EXPECT_FALSE (third.objects[0].has_result);
+}
+
 #endif
 
 }  // namespace

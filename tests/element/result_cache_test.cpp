@@ -124,6 +124,40 @@ TEST (ResultCache, LostTrackingEvictsAtOnce)
   EXPECT_FALSE (cache.decide (2, 100, 10).classify);
 }
 
+/* Frames in flight: frame 1 decided to classify 5, frame 2 reported 5 lost, then frame 1's result
+ * arrives. It is dropped, so a new object that reuses id 5 is classified, not given it; a result
+ * decided after the loss is kept. The marker goes after kUnseenFrames. */
+TEST (ResultCache, ResultDecidedBeforeALossIsDropped)
+{
+  ResultCache cache;
+  cache.begin_frame (); /* 1: 5 decided */
+  EXPECT_TRUE (cache.decide (5, 100, 10).classify);
+  cache.begin_frame (); /* 2: 5 lost, before frame 1's result came back */
+  cache.lost (5);
+  EXPECT_EQ (cache.lost_markers (), 1u);
+  cache.store_at (5, 100, result (1, 1.0f, "stale"), 1);
+  cache.store_at (5, 100, result (1, 1.0f, "stale"), 2);
+  EXPECT_EQ (cache.size (), 0u);
+  EXPECT_EQ (cache.dropped_after_loss (), 2u);
+  cache.begin_frame (); /* 3: a new object with id 5 */
+  EXPECT_TRUE (cache.decide (5, 100, 10).classify);
+  cache.store_at (5, 100, result (2, 1.0f, "new"), 3);
+  EXPECT_EQ (cache.size (), 1u);
+  EXPECT_EQ (cache.lost_markers (), 0u);
+  cache.begin_frame ();
+  const Decision d = cache.decide (5, 100, 10);
+  ASSERT_FALSE (d.classify);
+  EXPECT_EQ (d.carried->best ().class_id, 2);
+  EXPECT_EQ (d.age, 1u);
+  /* A marker alone goes like an unseen entry. */
+  cache.lost (6);
+  for (uint64_t f = 0; f <= ResultCache::kUnseenFrames; ++f)
+    cache.begin_frame ();
+  EXPECT_EQ (cache.lost_markers (), 0u);
+  cache.store_at (6, 100, result (3, 1.0f, "late"), 1);
+  EXPECT_EQ (cache.size (), 1u); /* no marker left to stop it (kUnseenFrames >> frames in flight) */
+}
+
 TEST (ResultCache, FullCacheDropsTheLeastRecentlySeen)
 {
   ResultCache cache (3);

@@ -132,19 +132,22 @@ TEST (Stats, PerCoreTasksAndBusyTime)
 TEST (Stats, ObjectsFramesTasksAndCounts)
 {
   dlainfer::Stats stats;
+  stats.object_launch ();
   stats.object_task (1.f, 2.f, 0.1f, 3.f, true, 0, 2.f);
   stats.object_task (-1.f, 2.f, 0.1f, 3.f, false, 0, 2.f);
+  stats.object_launch (); /* a launch that missed the graph cache */
+  stats.object_task (1.f, 2.f, 0.1f, 3.f, false, 0, 2.f);
   stats.object_frame ({20, 16, 2, 1, 3, 4, 5});
   stats.object_frame ({1, 0, 1, 0, 0, 0, 0}); /* every object carried: no task */
   GstStructure *s = stats.to_structure ();
   EXPECT_EQ (u64 (s, "frames"), 2u);
-  EXPECT_EQ (u64 (s, "inferences"), 2u);
+  EXPECT_EQ (u64 (s, "inferences"), 3u);
   EXPECT_EQ (u64 (s, "graph-launches"), 1u);
   EXPECT_NEAR (dbl (s, "preprocess-mean-ms"), 1.0, 1e-6) << "the unmeasured task left out";
-  const std::pair<const char *, guint64> expected[] = {{"objects-seen", 21},       {"objects-classified", 16},
-                                                       {"objects-carried", 3},     {"objects-degenerate", 1},
-                                                       {"objects-filtered", 3},    {"objects-too-small", 4},
-                                                       {"objects-over-maximum", 5}};
+  const std::pair<const char *, guint64> expected[] = {
+      {"objects-seen", 21},        {"objects-classified", 16}, {"objects-carried", 3},
+      {"objects-degenerate", 1},   {"objects-filtered", 3},    {"objects-too-small", 4},
+      {"objects-over-maximum", 5}, {"objects-launches", 2}};
   for (const auto &e : expected)
     EXPECT_EQ (u64 (s, e.first), e.second) << e.first;
   gst_structure_free (s);
