@@ -8,10 +8,12 @@
 # GPU_HOST_BUILDS="122 126 1242" (default all three) picks the builds: 122 the native build/
 #   (GStreamer 1.22), 126 build-126 (Debian 13's 1.26), 1242 build-1242 (the target's 1.24.2); one
 #   per device call when the archives together exceed what a call carries.
-# GPU_HOST_BENCH="name ..." runs only those benchmarks (none: no benchmark); GPU_HOST_BENCH_126=0
+# GPU_HOST_BENCH="name ..." runs only those benchmarks (none: no benchmark; empty or unset: all); GPU_HOST_BENCH_126=0
 #   none on the 1.26 build; GPU_HOST_BENCH_1242=1 also on the 1.24.2 build (default off);
 #   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_NO_SUITE="orin-kit" leaves out the tests of
 #   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out).
+#   GPU_HOST_SUITE=0 skips the gpu suite and GPU_HOST_SANITIZER=0 compute-sanitizer (a call for
+#   benchmarks only: suite and benchmarks together exceed the 600 s a call may run).
 #   GPU_HOST_TIMEOUT_MULTIPLIER=0.5 halves every test's timeout (a hang costs less device time). GPU_HOST_DIRECT=1 runs the tests directly from
 #   meson-info without trying `meson test` first.
 #
@@ -77,12 +79,14 @@ for id in $BUILDS; do
     fail "${LABEL[$id]}: $b or ${BUNDLE[$id]} was not carried (carry .gpu-carry-$id.tar.gz or .gpu-carry.tar.gz)"
     continue
   fi
-  (
-    . "${BUNDLE[$id]}/env.sh"
-    run_tests "$id" "$tag-gpu"
-    echo "== ${LABEL[$id]} gpu suite"; summary "$OUT/$tag-gpu.txt"
-  )
-  "$python" .ci/gpu_tests.py report "$OUT/$tag-gpu.json" "${LABEL[$id]}" || fail "${LABEL[$id]} gpu suite"
+  if [ "${GPU_HOST_SUITE:-1}" = 1 ]; then
+    (
+      . "${BUNDLE[$id]}/env.sh"
+      run_tests "$id" "$tag-gpu"
+      echo "== ${LABEL[$id]} gpu suite"; summary "$OUT/$tag-gpu.txt"
+    )
+    "$python" .ci/gpu_tests.py report "$OUT/$tag-gpu.json" "${LABEL[$id]}" || fail "${LABEL[$id]} gpu suite"
+  fi
 
   bench=1
   [ "$id" != 126 ] || bench=${GPU_HOST_BENCH_126:-1}
@@ -94,7 +98,7 @@ for id in $BUILDS; do
     echo "== ${LABEL[$id]} benchmarks: $(tail -1 "$OUT/$tag-bench-report.txt")"
   fi
 
-  if [ "$id" = 122 ]; then
+  if [ "$id" = 122 ] && [ "${GPU_HOST_SANITIZER:-1}" = 1 ]; then
     [ -x "$sanitizer" ] || { fail "compute-sanitizer not found (PATH or /usr/local/cuda/bin)"; continue; }
     (
       . .gpu-bundle/env.sh
