@@ -434,7 +434,8 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
           "(CUDA events on the first two inferences and every 32nd after them), postprocess "
           "and total (host clock, "
           "every inference); cores: per DLA core the model runs on, its tasks and busy-ms "
-          "(their DLA time: measured on the timed ones, the core's learnt duration for the others)",
+          "(their DLA time: measured on the timed ones, the core's learnt duration for the others); "
+          "tensor-copies: tensor-meta tensors copied on the host because downstream held every pooled buffer",
           GST_TYPE_STRUCTURE, kReadOnlyFlags));
   g_object_class_install_property (
       klass, PROP_MODEL_INFO,
@@ -600,7 +601,10 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
   const dlainfer::Settings &s = self->priv->settings;
   if (prop_id == PROP_STATS) {
     /* The counters have a lock of their own: reading them never waits for a frame. */
-    g_value_take_boxed (value, self->priv->stats.to_structure ());
+    GstStructure *stats = self->priv->stats.to_structure ();
+    /* tensor-meta: tensors copied on the host because downstream held every pooled buffer. */
+    gst_structure_set (stats, "tensor-copies", G_TYPE_UINT64, self->priv->tensors.tensor_copies (), nullptr);
+    g_value_take_boxed (value, stats);
     return;
   }
   GST_OBJECT_LOCK (self);

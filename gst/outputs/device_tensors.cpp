@@ -103,6 +103,7 @@ void DeviceTensors::clear ()
   plans_.clear ();
   bytes_.clear ();
   jobs_.clear ();
+  copies_.store (0, std::memory_order_relaxed);
   context_.reset ();
 }
 

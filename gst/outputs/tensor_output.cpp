@@ -54,6 +54,7 @@ void TensorOutput::prepare (const std::vector<dla::TensorInfo> &outputs, const S
                             GQuark element)
 {
   plans_ = plan_tensors (outputs, s, classes);
+  warned_copies_ = false;
   pools_.clear ();
   for (const TensorPlan &p : plans_)
     pools_.emplace_back (s.tensor_meta ? make_pool (guint (depad::dense_bytes (p.view, p.type))) : nullptr);
@@ -77,12 +78,22 @@ bool TensorOutput::start_device (int cuda_device, int slots, dla::AfterTask *aft
   return !attach_ || plans_.empty () || device_.start (cuda_device, slots, plans_, after, error);
 }
 
-void TensorOutput::attach_device (GstBuffer *buf, int slot)
+void TensorOutput::attach_device (GstElement *element, GstBuffer *buf, int slot)
 {
   values_.clear ();
   for (size_t i = 0; i < plans_.size (); ++i)
     values_.push_back (device_.take (slot, i, pools_[i].get ()));
   attach_values (buf, values_);
+  if (element && !warned_copies_ && device_.copies () > 0) {
+    /* Not an error: the frames go on, each tensor then costs a host copy. */
+    warned_copies_ = true;
+    GST_ELEMENT_WARNING (
+        element, RESOURCE, NO_SPACE_LEFT,
+        ("raw tensors: downstream holds every pinned buffer of the pool (max-in-flight + 16 "
+         "per output); from now on a tensor whose buffer is not back is copied on the host"),
+        ("release the buffers (their GstTensorMeta) sooner downstream, or raise max-in-flight; "
+         "stats' tensor-copies counts the copies"));
+  }
 }
 
 const float *TensorOutput::class_scores (int slot) const
@@ -93,7 +104,7 @@ const float *TensorOutput::class_scores (int slot) const
 void TensorOutput::attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot)
 {
   if (attach_ && device_.active ()) {
-    attach_device (buf, slot);
+    attach_device (element, buf, slot);
   } else if (attach_) {
     std::vector<const void *> outputs;
     for (size_t i = 0; i < plans_.size (); ++i)

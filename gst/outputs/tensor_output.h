@@ -47,8 +47,9 @@ class TensorOutput {
   /* An inferred frame, after its classification: the outputs of the engine's `slot` on `buf`, and
    * the frame's tensors into dump-dir when armed (a failure is a warning on the bus). */
   void attach (GstElement *element, GstBuffer *buf, dla::Engine &engine, int slot);
-  /* The tensors of `slot`'s task from the GPU's de-padded values (start_device ()). */
-  void attach_device (GstBuffer *buf, int slot);
+  /* The tensors of `slot`'s task from the GPU's de-padded values (start_device ()); the first host copy
+   * (downstream held every pooled buffer) is a warning on `element`'s bus (nullptr: none). */
+  void attach_device (GstElement *element, GstBuffer *buf, int slot);
   /* The tensors from host copies of the outputs, in the model's order. */
   void attach_host (GstBuffer *buf, const std::vector<const void *> &outputs);
   /* The tensors from buffers of de-padded values (taken), in the model's order; nullptr: left out. */
@@ -70,6 +71,7 @@ class TensorOutput {
   std::vector<GstBuffer *> values_; /* scratch of attach (), one thread */
   bool classifier_ = false;
   bool attach_ = false;
+  bool warned_copies_ = false; /* the first host copy was reported (a bus warning) */
   float input_scale_ = 0.f;
   GQuark element_ = 0;
   Dump dump_;

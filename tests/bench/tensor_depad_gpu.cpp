@@ -128,7 +128,7 @@ TEST_F (TensorDepadGpu, GpuAndHostPerFrame)
         GstBuffer *buf = gst_buffer_new ();
         if (const float *sc = out.class_scores (slot))
           postprocess::run_scores (sc, k.classes, params, &scores, &results);
-        out.attach_device (buf, slot);
+        out.attach_device (nullptr, buf, slot);
         gst_buffer_unref (buf);
         cpu_on += bench::thread_cpu_seconds () - t0;
 

@@ -372,6 +372,47 @@ TEST_F (Tensors, DumpToAnUnwritableFolderWarns)
   p.stop ();
 }
 
+/* Downstream holds every pooled pinned buffer (max-in-flight + 16 per output): the frames go on, each
+ * tensor over the bound copied on the host, counted in stats, with one warning on the bus. */
+TEST_F (Tensors, PoolExhaustedCopiesCountedAndWarnedOnce)
+{
+  Pipeline p (pipeline_of (model ("colours"), "tensor-meta=true max-in-flight=1"));
+  ASSERT_TRUE (p.play ());
+  const int bound = 1 + 16, n = bound + 3;
+  for (int i = 0; i < n; ++i)
+    ASSERT_TRUE (p.push (rgba_frame (160, 120, gradient)));
+  std::vector<GstSample *> held; /* every tensor stays downstream until the end */
+  for (int i = 0; i < n; ++i) {
+    GstSample *s = p.pull ();
+    ASSERT_NE (s, nullptr) << "frame " << i << " did not come out";
+    size_t tensors = 0;
+    EXPECT_EQ (tensor_of (gst_sample_get_buffer (s), &tensors).dims.empty (), false) << "frame " << i;
+    held.push_back (s);
+  }
+  GstStructure *stats = nullptr;
+  g_object_get (p.by_name ("infer"), "stats", &stats, nullptr);
+  ASSERT_NE (stats, nullptr);
+  guint64 copies = 0;
+  EXPECT_TRUE (gst_structure_get_uint64 (stats, "tensor-copies", &copies));
+  EXPECT_EQ (copies, guint64 (n - bound));
+  gst_structure_free (stats);
+  GstBus *bus = gst_element_get_bus (p.get ());
+  int warnings = 0;
+  while (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING)) {
+    GError *err = nullptr;
+    gst_message_parse_warning (msg, &err, nullptr);
+    EXPECT_NE (std::string (err->message).find ("pinned buffer"), std::string::npos) << err->message;
+    ++warnings;
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  EXPECT_EQ (warnings, 1) << "one warning, not one per frame";
+  gst_object_unref (bus);
+  for (GstSample *s : held)
+    gst_sample_unref (s);
+  p.stop ();
+}
+
 /* A copy of a model with a .modelinfo beside it, in a folder of its own. */
 class ModelWithInfo {
  public:

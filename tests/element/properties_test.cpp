@@ -518,7 +518,7 @@ TEST (Properties, ReadOnlyStatsAndModelInfo)
   g_object_get (e, "stats", &stats, "model-info", &info, nullptr);
   ASSERT_NE (stats, nullptr);
   EXPECT_TRUE (gst_structure_has_name (stats, "dlainfer-stats"));
-  for (const char *f : {"frames", "inferences", "skipped", "errors"}) {
+  for (const char *f : {"frames", "inferences", "skipped", "errors", "tensor-copies"}) {
     guint64 v = 1;
     EXPECT_TRUE (gst_structure_get_uint64 (stats, f, &v)) << f;
     EXPECT_EQ (v, 0u) << f;
