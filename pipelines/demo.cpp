@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <string>
 
-#include "dla/primary_context.h"
+#include "demo_support.h"
 #include "gst/meta/gstdlameta.h"
 
 namespace {
@@ -103,23 +103,6 @@ GstPadProbeReturn on_overlay_input (GstPad *, GstPadProbeInfo *, gpointer data)
   return static_cast<Demo *> (data)->keep_current ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP;
 }
 
-bool have (const char *factory)
-{
-  GstElementFactory *f = gst_element_factory_find (factory);
-  if (f)
-    gst_object_unref (f);
-  return f != nullptr;
-}
-
-void add_probe (GstElement *pipeline, const char *element, const char *pad, GstPadProbeCallback cb, Demo *d)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), element);
-  GstPad *p = gst_element_get_static_pad (e, pad);
-  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, d, nullptr);
-  gst_object_unref (p);
-  gst_object_unref (e);
-}
-
 }  // namespace
 
 int main (int argc, char **argv)
@@ -155,25 +138,17 @@ int main (int argc, char **argv)
   height = width * 9 / 16 / 2 * 2;
 
   /* Without a CUDA device nothing below can work: say so in one line. */
-  std::string why;
-  if (dla::cuda_device_count (&why) == 0) {
-    std::printf ("dlainfer-demo: needs a CUDA device, and this machine has none (%s)\n", why.c_str ());
+  if (!demo::cuda_device_present ("dlainfer-demo"))
     return 3;
-  }
   gst_init (&argc, &argv);
 
   Demo d;
   d.per_colour = per_colour;
   d.expect = expect;
-  const bool png = png_dir && have ("textoverlay") && have ("pngenc") && have ("multifilesink");
-  if (png_dir && !png)
-    std::printf (
-        "dlainfer-demo: no PNG frames: textoverlay, pngenc or multifilesink is missing "
-        "(gstreamer1.0-x, gstreamer1.0-plugins-good)\n");
+  const bool png = demo::png_output ("dlainfer-demo", png_dir);
   std::string tail = "fakesink";
   if (png) {
     d.png_dir = png_dir;
-    g_mkdir_with_parents (png_dir, 0755);
     gchar *loc = g_build_filename (png_dir, "frame-%02d.png", nullptr);
     tail = std::string (
                "cudadownload ! textoverlay name=overlay font-desc=\"Sans Bold 28\" valignment=top "
@@ -199,46 +174,19 @@ int main (int argc, char **argv)
   if (png)
     d.overlay = gst_bin_get_by_name (GST_BIN (pipeline), "overlay");
   GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer");
-  for (gchar **s = sets; s && *s; ++s) {
-    gchar **kv = g_strsplit (*s, "=", 2);
-    if (kv[0] && kv[1])
-      gst_util_set_object_arg (G_OBJECT (infer), kv[0], kv[1]);
-    g_strfreev (kv);
-  }
+  demo::set_properties (infer, sets);
   gst_object_unref (infer);
-  add_probe (pipeline, "src", "src", on_painted, &d);
-  add_probe (pipeline, "infer", "src", on_classified, &d);
+  demo::add_probe (pipeline, "src", "src", on_painted, &d);
+  demo::add_probe (pipeline, "infer", "src", on_classified, &d);
   if (png)
-    add_probe (pipeline, "overlay", "video_sink", on_overlay_input, &d);
+    demo::add_probe (pipeline, "overlay", "video_sink", on_overlay_input, &d);
 
-  int rc = 0;
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-                                                GstMessageType (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gchar *dbg = nullptr;
-    gst_message_parse_error (msg, &err, &dbg);
-    std::printf ("dlainfer-demo: error from %s: %s (%s)\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
-                 err->message, dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
-    rc = 1;
-  }
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  int rc = demo::run_to_end (pipeline, "dlainfer-demo");
 
   std::printf ("summary: %" G_GUINT64_FORMAT " of %d frames classified", d.classified, frames);
   if (expect)
     std::printf (", %" G_GUINT64_FORMAT " labelled as painted", d.as_expected);
-  std::printf (", backend %s", d.backend.empty () ? "none" : d.backend.c_str ());
-  if (png)
-    std::printf (", %d PNG frames in %s", d.pngs, d.png_dir.c_str ());
-  std::printf ("\n");
-  if (d.backend == "swdla")
-    std::printf (
-        "note: swdla is a software DLA for tests: these results come from the GPU, not from a DLA\n");
+  demo::finish_summary (d.backend, d.pngs, d.png_dir);
   if (d.classified != guint64 (frames) || d.without_meta > 0 || (expect && d.as_expected != d.classified))
     rc = rc ? rc : 1;
 

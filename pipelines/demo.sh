@@ -17,8 +17,13 @@
 # runs on the real DLA through JetPack's libcudla.so.1 (optional MEAN="<...>" STD="<...>"
 # DLA_CORE=1 for the model's normalisation and the second core).
 #
-# Environment: FRAMES (32), PER_COLOUR (4), PNG_DIR (build/demo-frames), BUILD_DIR (build),
-# DEMO_SKIP_SETUP=1 (no install, no build: for machines without package access, and the tests).
+# OBJECTS=1: the objects demo instead (pipelines/objects-demo.cpp, docs/objects.md): an example
+# detector boxes the seven bars of videotestsrc pattern=smpte, dlainfer inference-region=roi-list
+# classifies each box, every PNG_EVERY'th frame (8) is written with the boxes and their labels.
+#
+# Environment: FRAMES (32; 16 with OBJECTS=1), PER_COLOUR (4), PNG_DIR (build/demo-frames),
+# BUILD_DIR (build), DEMO_SKIP_SETUP=1 (no install, no build: for machines without package access,
+# and the tests).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=$(realpath -m "${BUILD_DIR:-build}")
@@ -29,7 +34,7 @@ if [ "${DEMO_SKIP_SETUP:-0}" != 1 ]; then
   mkdir -p "$BUILD"
   log=$BUILD/demo-build.log
   echo "demo: building into ${BUILD_DIR:-build} (log: $log)"
-  targets=(gst/libgstdlainfer.so pipelines/dlainfer-demo pipelines/cuda-probe)
+  targets=(gst/libgstdlainfer.so pipelines/dlainfer-demo pipelines/dlainfer-objects-demo pipelines/cuda-probe)
   [ -n "${MODEL:-}" ] || targets+=(tests/swdla/libcudla.so.1 tests/swdla/swdla-models.stamp)
   if ! { [ -f "$BUILD/build.ninja" ] || bash tools/setup-build.sh "$BUILD"; } >"$log" 2>&1 \
      || ! ninja -C "$BUILD" "${targets[@]}" >>"$log" 2>&1; then
@@ -39,7 +44,9 @@ if [ "${DEMO_SKIP_SETUP:-0}" != 1 ]; then
   fi
 fi
 
-for f in "$BUILD/pipelines/cuda-probe" "$BUILD/pipelines/dlainfer-demo"; do
+program=dlainfer-demo
+[ "${OBJECTS:-0}" != 1 ] || program=dlainfer-objects-demo
+for f in "$BUILD/pipelines/cuda-probe" "$BUILD/pipelines/$program"; do
   [ -x "$f" ] || { echo "demo: $f is missing: build first (meson setup $BUILD && ninja -C $BUILD)"; exit 1; }
 done
 # (A GPU-host bundle built in another C library's root runs binaries through its loader.)
@@ -47,7 +54,12 @@ run=${BUNDLE_EXE_WRAPPER:-}
 probe=$($run "$BUILD/pipelines/cuda-probe" 2>&1) || { echo "demo: needs a CUDA device: ${probe#no CUDA device: }"; exit 3; }
 
 export GST_PLUGIN_PATH_1_0=$BUILD/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
-args=(--frames "${FRAMES:-32}" --per-colour "${PER_COLOUR:-4}" --png-dir "${PNG_DIR:-$BUILD/demo-frames}")
+args=(--png-dir "${PNG_DIR:-$BUILD/demo-frames}")
+if [ "$program" = dlainfer-objects-demo ]; then
+  args+=(--frames "${FRAMES:-16}" --png-every "${PNG_EVERY:-8}")
+else
+  args+=(--frames "${FRAMES:-32}" --per-colour "${PER_COLOUR:-4}")
+fi
 if [ -n "${MODEL:-}" ]; then
   args+=(--model "$MODEL")
   [ -z "${LABELS:-}" ] || args+=(--labels "$LABELS")
@@ -61,4 +73,4 @@ else
   echo "demo: the colours model on swdla (software DLA on the GPU: not hardware results)"
 fi
 args+=(--set "dla-core=${DLA_CORE:-0}")
-exec $run "$BUILD/pipelines/dlainfer-demo" "${args[@]}"
+exec $run "$BUILD/pipelines/$program" "${args[@]}"

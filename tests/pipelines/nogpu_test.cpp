@@ -31,16 +31,32 @@ TEST (DemoWithoutGpu, ScriptSaysSoInOneLineAndFails)
       << "no reason given: " << r.out;
 }
 
-TEST (DemoWithoutGpu, ProgramSaysSoInOneLineAndFails)
+TEST (DemoWithoutGpu, ProgramsSayInOneLineAndFail)
 {
-  const Outcome r =
-      run ({pipelines_build () + "/dlainfer-demo", "--model", dlainfer_test::test_data ("colours.swdla")},
-           kNoDevice);
+  for (const char *program : {"dlainfer-demo", "dlainfer-objects-demo"}) {
+    const Outcome r =
+        run ({pipelines_build () + "/" + program, "--model", dlainfer_test::test_data ("colours.swdla")},
+             kNoDevice);
+    ASSERT_EQ (r.why, "");
+    EXPECT_EQ (r.status, 3) << program << ": " << r.out;
+    const auto lines = lines_of (r.out);
+    ASSERT_EQ (lines.size (), 1u) << r.out;
+    EXPECT_EQ (lines[0].rfind (std::string (program) + ": needs a CUDA device", 0), 0u) << r.out;
+  }
+}
+
+/* OBJECTS=1 runs the objects demo: the same one line without a device. */
+TEST (DemoWithoutGpu, ObjectsScriptSaysSoInOneLineAndFails)
+{
+  auto env = kNoDevice;
+  env.push_back ({"DEMO_SKIP_SETUP", "1"});
+  env.push_back ({"OBJECTS", "1"});
+  env.push_back ({"BUILD_DIR", dlainfer_test::build_path ("")});
+  const Outcome r = run ({"bash", pipelines_dir () + "/demo.sh"}, env);
   ASSERT_EQ (r.why, "");
   EXPECT_EQ (r.status, 3) << r.out;
-  const auto lines = lines_of (r.out);
-  ASSERT_EQ (lines.size (), 1u) << r.out;
-  EXPECT_NE (lines[0].find ("needs a CUDA device"), std::string::npos) << r.out;
+  EXPECT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  EXPECT_EQ (r.out.rfind ("demo: needs a CUDA device: ", 0), 0u) << r.out;
 }
 
 TEST (DemoWithoutGpu, ProbeExitsThree)
@@ -52,9 +68,20 @@ TEST (DemoWithoutGpu, ProbeExitsThree)
 
 TEST (DemoUsage, ModelIsRequired)
 {
-  const Outcome r = run ({pipelines_build () + "/dlainfer-demo"}, kNoDevice);
+  for (const char *program : {"dlainfer-demo", "dlainfer-objects-demo"}) {
+    const Outcome r = run ({pipelines_build () + "/" + program}, kNoDevice);
+    EXPECT_EQ (r.status, 2) << program << ": " << r.out;
+    EXPECT_NE (r.out.find ("--model"), std::string::npos) << r.out;
+  }
+}
+
+/* The objects demo's boxes must be 16 pixels wide (dlainfer's default minimum): --size >= 224. */
+TEST (DemoUsage, ObjectsDemoRefusesFramesTooSmallForItsBoxes)
+{
+  const Outcome r =
+      run ({pipelines_build () + "/dlainfer-objects-demo", "--model", "m", "--size", "200"}, kNoDevice);
   EXPECT_EQ (r.status, 2) << r.out;
-  EXPECT_NE (r.out.find ("--model"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find ("--size at least 224"), std::string::npos) << r.out;
 }
 
 TEST (ExampleUsage, ModelIsRequired)

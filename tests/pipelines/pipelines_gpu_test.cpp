@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "run_support.h"
@@ -102,10 +103,28 @@ void expect_results (const Outcome &r, int frames, const std::string &label)
   EXPECT_EQ (confident, frames) << "every frame should have a confidence in (0, 1]\n" << r.out;
 }
 
+/* The bytes of DIR/frame-NN.png, checked to be a PNG; the file is removed. */
+std::string take_png (const char *dir, int n)
+{
+  gchar *name = g_strdup_printf ("%s/frame-%02d.png", dir, n);
+  std::ifstream f (name, std::ios::binary);
+  const std::string bytes ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
+  EXPECT_EQ (bytes.substr (0, 8), std::string ("\x89PNG\r\n\x1a\n", 8)) << name;
+  g_unlink (name);
+  g_free (name);
+  return bytes;
+}
+
+bool can_write_pngs ()
+{
+  if (have ("textoverlay") && have ("pngenc") && have ("multifilesink"))
+    return true;
+  std::printf ("note: textoverlay/pngenc/multifilesink missing here: PNG frames not checked\n");
+  return false;
+}
+
 }  // namespace
 
-/* The README's demo (set-up skipped: the test build has everything): 8 colours, each recognised,
- * one line per frame, 8 PNG frames. */
 /* On a machine with a GPU, devices hidden by CUDA_VISIBLE_DEVICES are named as the cause (not the
  * driver), and the probe finds the device once the variable is gone. */
 TEST (CudaProbe, NamesTheVariableThatHidesTheDevices)
@@ -124,6 +143,8 @@ TEST (CudaProbe, NamesTheVariableThatHidesTheDevices)
   }
 }
 
+/* The README's demo (set-up skipped: the test build has everything): 8 colours, each recognised,
+ * one line per frame, 8 PNG frames. */
 TEST (Demo, ClassifiesEveryColourAndWritesPngs)
 {
   REQUIRE_SWDLA ();
@@ -144,20 +165,72 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   EXPECT_NE (r.out.find ("summary: 32 of 32 frames classified, 32 labelled as painted, backend swdla"),
              std::string::npos)
       << r.out;
-  if (have ("textoverlay") && have ("pngenc") && have ("multifilesink")) {
+  if (can_write_pngs ()) {
     std::string previous;
     for (int i = 0; i < 8; ++i) {
-      gchar *name = g_strdup_printf ("%s/frame-%02d.png", dir, i);
-      std::ifstream f (name, std::ios::binary);
-      const std::string bytes ((std::istreambuf_iterator<char> (f)), std::istreambuf_iterator<char> ());
-      EXPECT_EQ (bytes.substr (0, 8), std::string ("\x89PNG\r\n\x1a\n", 8)) << name;
-      EXPECT_NE (bytes, previous) << name << " is the same picture as the one before";
+      const std::string bytes = take_png (dir, i);
+      EXPECT_NE (bytes, previous) << "frame " << i << " is the same picture as the one before";
       previous = bytes;
-      g_unlink (name);
-      g_free (name);
     }
-  } else {
-    std::printf ("note: textoverlay/pngenc/multifilesink missing here: PNG frames not checked\n");
+  }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+/* The objects demo (OBJECTS=1): the example detector boxes SMPTE's seven bars on each of 16 frames,
+ * dlainfer inference-region=roi-list classifies each box; every object's printed label is the
+ * colour of the bar boxed (the test's own reading of the line, not only the demo's ok), and frames
+ * 0 and 8 are written as PNGs (2 files, no third; what they show is for the eye). */
+TEST (Demo, ObjectsDemoLabelsEachBoxedBarAndWritesPngs)
+{
+  REQUIRE_SWDLA ();
+  const char *bars[] = {"white", "yellow", "cyan", "green", "magenta", "red", "blue"};
+  gchar *dir = g_dir_make_tmp ("dlainfer-objects-demo-XXXXXX", nullptr);
+  ASSERT_NE (dir, nullptr);
+  const Outcome r =
+      run ({"bash", pipelines_dir () + "/demo.sh"}, {{"DEMO_SKIP_SETUP", "1"},
+                                                     {"OBJECTS", "1"},
+                                                     {"BUILD_DIR", dlainfer_test::build_path ("")},
+                                                     {"PNG_DIR", dir},
+                                                     {"FRAMES", "16"},
+                                                     {"PNG_EVERY", "8"}});
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 0) << r.out;
+  int per_bar[7] = {0};
+  for (const auto &l : lines_of (r.out)) {
+    /* frame N  object I  X,Y WxH  LABEL CONFIDENCE  boxed COLOUR ok  [BACKEND] */
+    gchar **t = g_strsplit_set (l.c_str (), " ", -1);
+    std::vector<std::string> w;
+    for (gchar **p = t; *p; ++p)
+      if (**p)
+        w.emplace_back (*p);
+    g_strfreev (t);
+    if (w.size () < 4 || w[0] != "frame" || w[2] != "object")
+      continue;
+    ASSERT_EQ (w.size (), 12u) << l;
+    const int i = std::atoi (w[3].c_str ());
+    ASSERT_TRUE (i >= 0 && i < 7) << l;
+    EXPECT_EQ (w[6], bars[i]) << "object " << i << " boxes the " << bars[i] << " bar: " << l;
+    EXPECT_EQ (w[9], bars[i]) << l;
+    const double confidence = g_ascii_strtod (w[7].c_str (), nullptr);
+    EXPECT_TRUE (confidence > 0.0 && confidence <= 1.0) << l;
+    EXPECT_EQ (w[11], "[swdla]") << l;
+    per_bar[i] += w[6] == bars[i];
+  }
+  for (int i = 0; i < 7; ++i)
+    EXPECT_EQ (per_bar[i], 16) << bars[i] << "\n" << r.out;
+  EXPECT_EQ (count_lines_with (r.out, {"MISMATCH"}), 0) << r.out;
+  EXPECT_NE (r.out.find ("summary: 16 of 16 frames, 112 objects, 0 without a result, 112 labelled as boxed, "
+                         "backend swdla"),
+             std::string::npos)
+      << r.out;
+  if (can_write_pngs ()) {
+    for (int n : {0, 1})
+      EXPECT_GT (take_png (dir, n).size (), 1000u) << "frame " << n * 8 << "\n" << r.out;
+    gchar *third = g_strdup_printf ("%s/frame-02.png", dir);
+    EXPECT_FALSE (g_file_test (third, G_FILE_TEST_EXISTS)) << "only every 8th frame is written\n" << r.out;
+    g_unlink (third);
+    g_free (third);
   }
   g_rmdir (dir);
   g_free (dir);

@@ -1,0 +1,37 @@
+/* What the demo programs (demo.cpp, objects-demo.cpp) share: element lookups, probes, the
+ * --set PROP=VALUE properties and running a pipeline to its end. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <string>
+
+namespace demo {
+
+/* Whether the element factory is installed. */
+bool have (const char *factory);
+
+/* A buffer probe on pad `pad` of the element named `element`. */
+void add_probe (GstElement *pipeline, const char *element, const char *pad, GstPadProbeCallback cb,
+                gpointer data);
+
+/* Sets each "PROP=VALUE" of `sets` on `element` (as gst-launch-1.0 would). */
+void set_properties (GstElement *element, gchar **sets);
+
+/* PLAYING until EOS or an error (printed, prefixed with `program`), then NULL. Returns 0 at EOS, 1 on
+ * an error. */
+int run_to_end (GstElement *pipeline, const char *program);
+
+/* Whether PNG frames go to `png_dir` (nullptr: none asked for): textoverlay, pngenc and
+ * multifilesink are installed (else one line says which packages have them), and the directory is
+ * made. */
+bool png_output (const char *program, const char *png_dir);
+
+/* The end of the summary line: the backend, the PNG frames written (when `png_dir` is not empty), a
+ * newline, and a note when the results came from swdla. */
+void finish_summary (const std::string &backend, int pngs, const std::string &png_dir);
+
+/* Without a CUDA device: one line saying so; returns false. */
+bool cuda_device_present (const char *program);
+
+}  // namespace demo
