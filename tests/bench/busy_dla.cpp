@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bare_frames.h"
 #include "bench_support.h"
 
 namespace {
@@ -126,6 +127,25 @@ void print_threads (const std::vector<Row> &rows)
   }
 }
 
+/* The host's floor at each service period: the same CUDA calls and wait in a bare loop whose kernel
+ * runs for the service time (bare_frames.h). A thread that sleeps through a 2 ms task wakes to cold
+ * caches, so the same work costs more CPU per frame at longer periods: the floor shows how much. */
+void print_floor (const std::vector<Row> &rows)
+{
+  std::printf ("\nThe host's floor at each period (one thread, no GStreamer, no DLA submit):\n");
+  for (const Row &row : rows) {
+    if (row.c.max_in_flight || row.c.costly || !row.r.frames)
+      continue;
+    const double floor = bench::bare_frame_cpu_us (row.c.service_us + 1000 * row.r.preprocess_ms,
+                                                   int (3000000 / row.c.service_us));
+    const double own = own_cpu_us (row.r);
+    std::printf (
+        "%d us: bare loop %.1f us/frame; the default row's own CPU %.1f us = floor + %.1f us (%.2f %% of the "
+        "service)\n",
+        row.c.service_us, floor, own, own - floor, 100 * (own - floor) / row.c.service_us);
+  }
+}
+
 }  // namespace
 
 TEST (BusyDla, OneCoreDefaultAndOneInFlight)
@@ -165,6 +185,7 @@ TEST (BusyDla, OneCoreDefaultAndOneInFlight)
           row.c.costly ? " (submit 20 us, jitter 20 %)" : "", 1000 * row.r.dla_ms,
           1000 * row.r.preprocess_ms);
   print_threads (rows);
+  print_floor (rows);
   std::printf (
       "\nfps / (1/service) uses the nominal service time. DLA busy = frames x the DLA task's measured time\n"
       "(CUDA events, 1 task in 32, warm-up excluded) / wall time. CPU us/frame is the whole process's;\n"

@@ -3,7 +3,7 @@
  * with a per-task 1 ms and a per-item 0.1 ms service (a task of the batch-16 loadable: 2.6 ms
  * whatever it holds). Targets: >= 95 % of the ceiling (1 / 2.6 ms), one preprocessing launch per
  * frame replayed from a CUDA graph, and the host CPU added per object over full-frame mode (the
- * batch-1 loadable, same swdla settings) <= 3 us at 16 objects per frame. */
+ * batch-1 loadable at the same frame period) <= 3 us at 16 objects per frame. */
 #include <gst/video/video.h>
 
 #include <cstdio>
@@ -43,6 +43,12 @@ TEST (Objects, SixteenObjectsBatchSixteen)
   /* Full frames first (no meta on them yet): the host's cost per frame without objects. */
   const bench::Result full = bench::run (frames, infer ("colours", ""), 50, n);
   ASSERT_EQ (full.error, "");
+  /* Again at the roi-list task's period (2.6 ms per frame): a thread that sleeps longer wakes to
+   * colder caches and pays more CPU for the same work (busy-dla's floor), which is not the objects'. */
+  g_setenv ("SWDLA_SERVICE_US", std::to_string (kServiceUs + (kObjects - 1) * kPerItemUs).c_str (), TRUE);
+  const bench::Result full_same_period = bench::run (frames, infer ("colours", ""), 50, n);
+  ASSERT_EQ (full_same_period.error, "");
+  g_setenv ("SWDLA_SERVICE_US", std::to_string (kServiceUs).c_str (), TRUE);
   for (int i = 0; i < frames.count (); ++i)
     for (int k = 0; k < kObjects; ++k)
       gst_buffer_add_video_region_of_interest_meta (
@@ -55,7 +61,7 @@ TEST (Objects, SixteenObjectsBatchSixteen)
 
   const double task_us = kServiceUs + 16.0 * kPerItemUs;
   const double pct = 100 * roi.fps () * task_us * 1e-6;
-  const double per_object = (own_cpu_us (roi) - own_cpu_us (full)) / kObjects;
+  const double per_object = (own_cpu_us (roi) - own_cpu_us (full_same_period)) / kObjects;
   const double launches_replayed = roi.inferences ? double (roi.graph_launches) / double (roi.inferences) : 0;
   EXPECT_EQ (roi.inferences, n + 50) << "one task per frame (16 objects, batch 16)";
   EXPECT_LT (own_cpu_us (roi), 0.5 * task_us) << "the CPU seems to spin while the DLA works";
@@ -69,16 +75,20 @@ TEST (Objects, SixteenObjectsBatchSixteen)
   std::printf (
       "| mode | frames | fps | fps / ceiling | own CPU us/frame | CPU us added per object | "
       "graph-replayed launches / task | meets target |\n|---|--:|--:|--:|--:|--:|--:|---|\n");
-  std::printf ("| full-frame (colours, batch 1) | %" G_GUINT64_FORMAT " | %.1f | - | %.1f | - | %.2f | - |\n",
-               full.frames, full.fps (), own_cpu_us (full),
-               full.inferences ? double (full.graph_launches) / double (full.inferences) : 0);
+  for (const auto &[name, r] :
+       {std::pair{"full-frame (colours, batch 1), same swdla settings", &full},
+        std::pair{"full-frame, at roi-list's period (2.6 ms task)", &full_same_period}})
+    std::printf ("| %s | %" G_GUINT64_FORMAT " | %.1f | - | %.1f | - | %.2f | - |\n", name, r->frames,
+                 r->fps (), own_cpu_us (*r),
+                 r->inferences ? double (r->graph_launches) / double (r->inferences) : 0);
   std::printf ("| roi-list, 16 objects (batch 16) | %" G_GUINT64_FORMAT
                " | %.1f | %.1f %% | %.1f | %.2f | %.2f | %s |\n",
                roi.frames, roi.fps (), pct, own_cpu_us (roi), per_object, launches_replayed,
                pct >= 95.0 && per_object <= 3.0 && launches_replayed >= 0.95 ? "yes" : "NO");
   std::printf (
       "\nceiling = 1 / (%d us + 16 x %d us) per frame (one task). CPU per object = (own CPU per frame in\n"
-      "roi-list - in full-frame) / 16; own CPU leaves out swdla's emulated submit cost. Targets: >= 95 %%\n"
+      "roi-list - in full-frame at the same period) / 16; own CPU leaves out swdla's emulated submit cost.\n"
+      "Targets: >= 95 %%\n"
       "of the ceiling, <= 3 us per object, one launch per frame replayed from a graph.\n",
       kServiceUs, kPerItemUs);
 }

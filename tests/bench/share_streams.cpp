@@ -1,5 +1,6 @@
 /* Benchmark: 8 elements sharing one loaded model (model-instance-id) over two swdla cores at 1 ms
- * per task (issue #23 targets): total fps against the two-core ceiling (2 / service; >= 95 %),
+ * per task (issue #23 targets): total fps against the two-core ceiling (>= 95 %; printed against
+ * 2 / the nominal service and 2 / swdla's task as the elements measured it, which is longer),
  * each stream's fps against the mean (within 10 %), the median hold of a frame in the element
  * against its announced latency (<= + 1 ms); before that, host RSS and GPU memory with one stream and
  * with 16 sharers (<= 1.2x one stream's plus the frames in flight; one module per core). Prints a
@@ -53,9 +54,31 @@ GstPadProbeReturn on_out (GstPad *, GstPadProbeInfo *info, gpointer data)
 struct RunResult {
   double wall_s = 0, total_fps = 0, min_fps = 0, max_fps = 0, mean_fps = 0;
   double median_hold_ms = 0, announced_ms = 0, rss_mib = 0, gpu_mib = 0;
-  int modules[2] = {-1, -1}; /* swdla's modules loaded per core while the streams ran */
+  double task_ms = -1;         /* swdla's task as the elements' stats measured it (CUDA events) */
+  double core_busy_ms[2] = {}; /* every sharer's tasks on each core (stats' cores) */
+  int modules[2] = {-1, -1};   /* swdla's modules loaded per core while the streams ran */
   bool failed = false;
 };
+
+/* The measured task time (the timed tasks' mean over every sharer) and each core's busy time. */
+void read_stats (GstElement *p, int streams, RunResult *r)
+{
+  double dla_ms_sum = 0;
+  guint64 timed = 0;
+  for (int i = 0; i < streams; ++i) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (p), ("s" + std::to_string (i)).c_str ());
+    const bench::StageMeans m = bench::stage_means (e);
+    gst_object_unref (e);
+    if (m.mean[1] >= 0) {
+      dla_ms_sum += m.mean[1] * double (m.count[1]);
+      timed += m.count[1];
+    }
+    for (int c : {0, 1})
+      r->core_busy_ms[c] += m.core_busy_ms.count (c) ? m.core_busy_ms.at (c) : 0;
+  }
+  if (timed)
+    r->task_ms = dla_ms_sum / double (timed);
+}
 
 /* `streams` branches of `frames` frames each, all on model-instance-id "bench", dla-core=-1; only
  * the first branch's element sets `model`: GStreamer starts it last, the others wait for it (as a
@@ -105,6 +128,7 @@ RunResult run (int streams, int frames)
   r.gpu_mib = bench::gpu_used_mib ();
   for (int c : {0, 1}) /* still PLAYING: the model is loaded */
     r.modules[c] = dlainfer_test::swdla_core_modules (c);
+  read_stats (p, streams, &r);
   r.wall_s = std::chrono::duration<double> (Clock::now () - t0).count ();
   std::vector<double> fps, holds;
   guint64 total = 0;
@@ -167,11 +191,18 @@ TEST (Bench, ShareStreams)
   EXPECT_EQ (sixteen.modules[1], 1);
 
   const RunResult r = run (8, 1500);
+  /* swdla's task takes longer than its nominal service (its launches and network): the ceiling any
+   * host can reach is 2 / the measured task time. */
+  const double measured_ceiling = r.task_ms > 0 ? 2e3 / r.task_ms : 0;
   std::printf (
-      "| 8 sharers, 2 cores, 1 ms | total %.0f fps = %.1f %% of %.0f (target >= 95 %%) | streams %.0f..%.0f "
-      "fps, mean %.0f: %.1f %% / +%.1f %% (target within 10 %%) | median hold %.3f ms, announced %.3f ms "
-      "(target <= +1 ms) |\n",
-      r.total_fps, 100 * r.total_fps / ceiling, ceiling, r.min_fps, r.max_fps, r.mean_fps,
+      "| 8 sharers, 2 cores, 1 ms | total %.0f fps = %.1f %% of %.0f (2 / nominal service); %.1f %% of %.0f "
+      "(2 / swdla's measured task, %.1f us; target >= 95 %%) | cores busy %.1f %% / %.1f %% | streams "
+      "%.0f..%.0f fps, mean %.0f: %.1f %% / +%.1f %% (target within 10 %%) | median hold %.3f ms, announced "
+      "%.3f ms (target <= +1 ms) |\n",
+      r.total_fps, 100 * r.total_fps / ceiling, ceiling,
+      measured_ceiling > 0 ? 100 * r.total_fps / measured_ceiling : -1.0, measured_ceiling, 1e3 * r.task_ms,
+      r.wall_s > 0 ? 0.1 * r.core_busy_ms[0] / r.wall_s : -1.0,
+      r.wall_s > 0 ? 0.1 * r.core_busy_ms[1] / r.wall_s : -1.0, r.min_fps, r.max_fps, r.mean_fps,
       100 * (r.min_fps / r.mean_fps - 1), 100 * (r.max_fps / r.mean_fps - 1), r.median_hold_ms,
       r.announced_ms);
   EXPECT_FALSE (r.failed);
