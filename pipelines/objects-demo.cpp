@@ -2,7 +2,7 @@
  *
  *   videotestsrc pattern=smpte ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)
  *     ! [example detector] dlainfer inference-region=roi-list ! cudadownload
- *     ! [boxes drawn] textoverlay (one per box) ! videoconvert ! pngenc ! multifilesink
+ *     ! [boxes drawn] objectdetectionoverlay, or textoverlay (one per box) ! videoconvert ! pngenc
  *
  * The "detector" is an EXAMPLE, not a product feature: a probe on dlainfer's sink pad that boxes the
  * middle of each of the seven bars SMPTE's pattern paints in the top two thirds of the frame (75 %
@@ -10,8 +10,11 @@
  * and, on GStreamer >= 1.24, a GstAnalyticsODMtd of the same rectangle and type (one object: both
  * get the result, docs/objects.md). Each object's result is read with gst_dla_object_get_result on
  * dlainfer's output and printed; with --expect-colours (the colours model) it is checked against the
- * bar boxed. Every --png-every'th frame is written as a PNG with each box outlined and its label
- * under it.
+ * bar boxed. Every --png-every'th frame is written as a PNG with each box outlined and its label:
+ * drawn by objectdetectionoverlay where GStreamer has it (gst-plugins-bad >= 1.26; 1.24's never
+ * passes EOS on): it shows the first classification related to the detection ("LABEL
+ * (c=CONFIDENCE)") in place of the detector's type, i.e. dlainfer's result; before, the demo outlines
+ * the boxes and puts a textoverlay under each.
  *
  * Exit: 0 every object classified (and as expected), 1 a mismatch, an object without a result or a
  * pipeline error, 2 bad usage, 3 no CUDA device (one line). */
@@ -42,7 +45,8 @@ struct Box {
 
 struct Demo {
   std::vector<Box> boxes;           /* box i is inside bar i */
-  std::vector<GstElement *> labels; /* a textoverlay per box; empty without PNG output */
+  std::vector<GstElement *> labels; /* a textoverlay per box; empty with objectdetectionoverlay */
+  bool od_overlay = false;          /* objectdetectionoverlay draws boxes and labels */
   int png_every = 8;
   bool expect = false;
   std::string png_dir;
@@ -130,7 +134,7 @@ GstPadProbeReturn on_classified (GstPad *, GstPadProbeInfo *info, gpointer data)
   auto *d = static_cast<Demo *> (data);
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   const guint64 n = d->frames++;
-  d->keep_current = !d->labels.empty () && n % d->png_every == 0;
+  d->keep_current = !d->png_dir.empty () && n % d->png_every == 0;
   gpointer state = nullptr;
   GstMeta *m;
   int objects = 0;
@@ -138,7 +142,7 @@ GstPadProbeReturn on_classified (GstPad *, GstPadProbeInfo *info, gpointer data)
     auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
     const std::string text = report_object (d, n, roi);
     const int i = box_index (*d, roi);
-    if (d->keep_current && i >= 0)
+    if (d->keep_current && i >= 0 && !d->labels.empty ())
       g_object_set (d->labels[i], "text", text.c_str (), nullptr);
     ++objects;
   }
@@ -166,8 +170,9 @@ void draw_outline (GstVideoFrame *f, const Box &b)
     }
 }
 
-/* The first textoverlay's sink pad (system memory after cudadownload): the frames chosen above get
- * their boxes drawn and go on to the PNG encoder; the others are dropped. */
+/* The overlay's sink pad (system memory after cudadownload): the frames chosen above go on to the
+ * PNG encoder (with their boxes outlined here when textoverlays label them); the others are
+ * dropped. */
 GstPadProbeReturn on_overlay_input (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
   auto *d = static_cast<Demo *> (data);
@@ -179,7 +184,7 @@ GstPadProbeReturn on_overlay_input (GstPad *pad, GstPadProbeInfo *info, gpointer
       caps && gst_video_info_from_caps (&vi, caps) && GST_VIDEO_INFO_FORMAT (&vi) == GST_VIDEO_FORMAT_NV12;
   if (caps)
     gst_caps_unref (caps);
-  if (!nv12)
+  if (!nv12 || d->od_overlay)
     return GST_PAD_PROBE_OK;
   GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
   GST_PAD_PROBE_INFO_DATA (info) = buf;
@@ -192,11 +197,15 @@ GstPadProbeReturn on_overlay_input (GstPad *pad, GstPadProbeInfo *info, gpointer
   return GST_PAD_PROBE_OK;
 }
 
-/* cudadownload ! a textoverlay under each box ! videoconvert ! pngenc ! multifilesink. */
+/* cudadownload ! objectdetectionoverlay, or a textoverlay under each box ! videoconvert ! pngenc !
+ * multifilesink. */
 std::string png_tail (const Demo &d)
 {
   std::string tail = "cudadownload";
-  for (size_t i = 0; i < d.boxes.size (); ++i) {
+  if (d.od_overlay)
+    tail +=
+        " ! objectdetectionoverlay name=overlay draw-labels=true object-detection-outline-color=0xFF000000";
+  for (size_t i = 0; !d.od_overlay && i < d.boxes.size (); ++i) {
     const Box &b = d.boxes[i];
     gchar *e = g_strdup_printf (
         " ! textoverlay name=label%zu font-desc=\"Sans Bold 11\" halignment=left valignment=top xpad=0 "
@@ -209,6 +218,25 @@ std::string png_tail (const Demo &d)
   tail += std::string (" ! videoconvert ! pngenc ! multifilesink location=\"") + loc + "\"";
   g_free (loc);
   return tail;
+}
+
+/* objectdetectionoverlay reads ODMtds, which this demo adds on >= 1.24 only; 1.24's keeps EOS to
+ * itself (its sink_event handler swallows it, 1.24.2 seen), so a pipeline with it never ends: the demo
+ * uses it from 1.26 on (docs/objects.md). */
+bool objectdetectionoverlay_present ()
+{
+#ifdef DEMO_ODMTD
+  guint major = 0, minor = 0, micro = 0, nano = 0;
+  gst_version (&major, &minor, &micro, &nano);
+  if (major == 1 && minor < 26)
+    return false;
+  GstElementFactory *f = gst_element_factory_find ("objectdetectionoverlay");
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -260,6 +288,7 @@ int main (int argc, char **argv)
   const bool png = demo::png_output ("dlainfer-objects-demo", png_dir);
   if (png)
     d.png_dir = png_dir;
+  d.od_overlay = png && objectdetectionoverlay_present ();
   gchar *desc = g_strdup_printf (
       "videotestsrc pattern=smpte num-buffers=%d ! video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 "
       "! cudaupload ! video/x-raw(memory:CUDAMemory) "
@@ -276,7 +305,7 @@ int main (int argc, char **argv)
   GstElement *infer = gst_bin_get_by_name (GST_BIN (pipeline), "infer");
   demo::set_properties (infer, sets);
   gst_object_unref (infer);
-  for (int i = 0; png && i < kNumBars; ++i) {
+  for (int i = 0; png && !d.od_overlay && i < kNumBars; ++i) {
     gchar *name = g_strdup_printf ("label%d", i);
     d.labels.push_back (gst_bin_get_by_name (GST_BIN (pipeline), name));
     g_free (name);
@@ -284,7 +313,12 @@ int main (int argc, char **argv)
   demo::add_probe (pipeline, "infer", "sink", on_detect, &d);
   demo::add_probe (pipeline, "infer", "src", on_classified, &d);
   if (png)
-    demo::add_probe (pipeline, "label0", "video_sink", on_overlay_input, &d);
+    demo::add_probe (pipeline, d.od_overlay ? "overlay" : "label0", d.od_overlay ? "sink" : "video_sink",
+                     on_overlay_input, &d);
+  if (png)
+    std::printf ("png   boxes and labels drawn by %s\n",
+                 d.od_overlay ? "objectdetectionoverlay (dlainfer's label in place of the detector's)"
+                              : "textoverlay (objectdetectionoverlay needs GStreamer >= 1.26 here)");
 
   int rc = demo::run_to_end (pipeline, "dlainfer-objects-demo");
 
