@@ -53,10 +53,9 @@ GstBuffer *frame (const char *type, float confidence, bool classified)
 std::vector<guint8> rendered (GstBuffer *in)
 {
   GstHarness *h = gst_harness_new_parse ("objectdetectionoverlay draw-labels=true");
-  gst_harness_set_src_caps_str (
-      h, ("video/x-raw,format=RGBA,width=" + std::to_string (kWidth) + ",height=" + std::to_string (kHeight) +
-          ",framerate=30/1")
-             .c_str ());
+  gst_harness_set_src_caps_str (h, ("video/x-raw,format=RGBA,width=" + std::to_string (kWidth) +
+                                    ",height=" + std::to_string (kHeight) + ",framerate=30/1")
+                                       .c_str ());
   std::vector<guint8> pixels;
   GstBuffer *out = gst_harness_push_and_pull (h, in);
   GstMapInfo map;
