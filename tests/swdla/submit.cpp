@@ -215,7 +215,9 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     reg->last_use = done;
   for (auto *reg : r.outputs)
     reg->last_use = done;
-  h->busy (); /* drops finished tasks: the list holds what is in flight, not every task ever run */
+  /* Drops finished tasks, after the enqueue so that their event queries do not delay the task: the
+   * list holds what is in flight, not every task ever run. */
+  h->busy ();
   h->pending.push_back (done);
   return cudaSuccess;
 }
@@ -262,8 +264,10 @@ cudlaStatus submit_locked (const Call &call, cudlaDevHandle const devHandle,
   }
   const swdla::SubmitSettings &settings = state ().settings.get ();
   /* SWDLA_QUEUE_LIMIT: the handle's tasks not yet complete, oldest first (one core runs them in
-   * submission order) */
-  devHandle->busy ();
+   * submission order); without a limit every submit is admitted and the list is pruned after the
+   * enqueue (enqueue_task), so no event query delays the task. */
+  if (settings.queue.limit != 0)
+    devHandle->busy ();
   std::string why;
   switch (swdla::admit (settings.queue, devHandle->pending.size (), numTasks, &why)) {
     case swdla::Admission::kAdmit:
