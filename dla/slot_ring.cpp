@@ -47,12 +47,17 @@ Status SlotRing::check_submit (int slot) const
   Status st = check_exists (slot);
   if (!st.ok ())
     return st;
-  const std::string name = "slot " + std::to_string (slot);
-  if (states_[size_t (slot)] == State::kSubmitted)
-    return Status::Error (Code::kRuntime, name + " still has a task in flight");
-  if (states_[size_t (slot)] != State::kAcquired)
-    return Status::Error (Code::kRuntime, name + " was not acquired: acquire () a task before submit ()");
-  return Status::Ok ();
+  /* Every submit passes here: a refusal's text is built only for a refusal. */
+  switch (states_[size_t (slot)]) {
+    case State::kAcquired:
+      return Status::Ok ();
+    case State::kSubmitted:
+      return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
+    case State::kFree:
+      break;
+  }
+  return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
+                                            " was not acquired: acquire () a task before submit ()");
 }
 
 Status SlotRing::check_in_flight (int slot) const

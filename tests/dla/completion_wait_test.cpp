@@ -149,6 +149,26 @@ TEST (CompletionWait, AQueuedTaskSleepsFromTheEndOfTheTasksBeforeIt)
   EXPECT_GE (w.expected_end (), submit + std::chrono::milliseconds (1));
 }
 
+/* Issue #19: the host's work between acquire and submit (mapping the frame, preprocessing, a graph
+ * capture) must not move the alarm: it counts from the submit (queued), while the task's total
+ * time still counts from the acquire (started). */
+TEST (CompletionWait, HostTimeBeforeTheSubmitDoesNotDelayTheAlarm)
+{
+  using namespace std::chrono;
+  CompletionWait w;
+  w.learn (1.f);
+  w.learn (1.f);
+  w.started ();
+  std::this_thread::sleep_for (milliseconds (20)); /* the host's work before the submit */
+  const auto before = steady_clock::now ();
+  w.queued ();
+  const auto after = steady_clock::now ();
+  EXPECT_GE (w.expected_end (), before + milliseconds (1));
+  EXPECT_LE (w.expected_end (), after + milliseconds (1)) << "the alarm counts from the submit";
+  EXPECT_NE (w.wait (nullptr), 0) << "a wait on no event must fail";
+  EXPECT_GE (w.elapsed_ms (), 21.f) << "the total counts from the acquire";
+}
+
 /* A thread the caller does not own (a GstTask's, from a pool) gets its own slack back. */
 TEST (TimerSlackScope, SetsTheTightSlackAndPutsTheThreadsBack)
 {

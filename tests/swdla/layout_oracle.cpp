@@ -1,8 +1,5 @@
 #include "layout_oracle.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "layout_check.h"
 
 namespace swdla {
@@ -28,12 +25,6 @@ std::string layout_disagreement (const Model &model)
 {
   std::string why = check_all (model.inputs, "input");
   return why.empty () ? check_all (model.outputs, "output") : why;
-}
-
-bool layout_check_enabled ()
-{
-  const char *v = std::getenv ("SWDLA_CHECK_LAYOUT");
-  return v && std::strcmp (v, "1") == 0;
 }
 
 std::string input_padding_problem (const TensorSpec &spec, const uint8_t *bytes, size_t size)

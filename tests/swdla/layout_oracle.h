@@ -1,5 +1,6 @@
 /* swdla's use of the independent layout oracle (tests/oracle): every model's I/O views checked
- * at load, and (SWDLA_CHECK_LAYOUT=1) each task's input bytes checked for non-zero padding. */
+ * at load, and (SWDLA_CHECK_LAYOUT=1, read in settings.h) each task's input bytes checked for
+ * non-zero padding. */
 #pragma once
 
 #include <cstddef>
@@ -12,9 +13,6 @@ namespace swdla {
 
 /* "" when every I/O tensor's view (tensor_layout.h) agrees with the oracle; else which and where. */
 std::string layout_disagreement (const Model &model);
-
-/* Whether SWDLA_CHECK_LAYOUT=1 asks for the per-task padding check. */
-bool layout_check_enabled ();
 
 /* "" when the bytes of input `spec` hold zeros wherever the oracle says padding. */
 std::string input_padding_problem (const TensorSpec &spec, const uint8_t *bytes, size_t size);

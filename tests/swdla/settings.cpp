@@ -1,11 +1,13 @@
 #include "settings.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -63,6 +65,8 @@ std::vector<std::string> split (const std::string &s, char sep)
     parts.push_back (item);
   return parts;
 }
+
+constexpr char kPrefix[] = "SWDLA_";
 
 int64_t env_int (const char *var, int64_t def, int64_t lo, int64_t hi)
 {
@@ -263,19 +267,16 @@ uint64_t seed ()
   return s;
 }
 
-uint64_t ServiceTime::next_ns (int64_t batch)
+uint64_t ServiceTime::next_ns (const SubmitSettings &s, int64_t batch)
 {
-  const int64_t us = service_us () + std::max<int64_t> (batch, 1) * service_per_item_us ();
-  const int pct = service_jitter_pct ();
-  const uint64_t s = seed ();
-  std::lock_guard<std::mutex> lock (mutex_);
-  if (!started_ || s != seed_ || pct != pct_) {
+  const int64_t us = s.service_us + std::max<int64_t> (batch, 1) * s.service_per_item_us;
+  if (!started_ || s.seed != seed_ || s.jitter_pct != pct_) {
     started_ = true;
-    seed_ = s;
-    pct_ = pct;
+    seed_ = s.seed;
+    pct_ = s.jitter_pct;
     count_ = 0;
   }
-  return jittered_ns (uint64_t (us) * 1000u, pct, s, ++count_);
+  return jittered_ns (uint64_t (us) * 1000u, s.jitter_pct, s.seed, ++count_);
 }
 
 bool parse_queue_full (const std::string &text, QueueFull *out)
@@ -322,6 +323,51 @@ Admission admit (const QueueLimit &q, uint64_t in_flight, uint64_t incoming, std
 int64_t submit_cpu_us ()
 {
   return env_int ("SWDLA_SUBMIT_CPU_US", 0, 0, 1000000);
+}
+
+bool layout_check_enabled ()
+{
+  const char *v = std::getenv ("SWDLA_CHECK_LAYOUT");
+  return v && std::strcmp (v, "1") == 0;
+}
+
+SubmitSettings SubmitSettings::Read ()
+{
+  SubmitSettings s;
+  s.queue = queue_limit ();
+  s.submit_cpu_us = swdla::submit_cpu_us ();
+  s.service_us = swdla::service_us ();
+  s.service_per_item_us = swdla::service_per_item_us ();
+  s.jitter_pct = service_jitter_pct ();
+  s.seed = swdla::seed ();
+  s.check_layout = layout_check_enabled ();
+  return s;
+}
+
+bool SettingsCache::unchanged () const
+{
+  size_t n = 0;
+  for (char **e = environ; e && *e; ++e) {
+    if ((*e)[0] != 'S' || std::strncmp (*e, kPrefix, sizeof kPrefix - 1) != 0)
+      continue;
+    if (n >= entries_.size () || entries_[n] != *e)
+      return false;
+    ++n;
+  }
+  return n == entries_.size ();
+}
+
+const SubmitSettings &SettingsCache::get ()
+{
+  if (read_ && unchanged ())
+    return settings_;
+  entries_.clear ();
+  for (char **e = environ; e && *e; ++e)
+    if (std::strncmp (*e, kPrefix, sizeof kPrefix - 1) == 0)
+      entries_.emplace_back (*e);
+  settings_ = SubmitSettings::Read ();
+  read_ = true;
+  return settings_;
 }
 
 uint64_t thread_cpu_ns ()

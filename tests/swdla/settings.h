@@ -1,7 +1,8 @@
 /* swdla: settings and fault injection from the environment (README.md lists the variables).
  *
- * Values are read at each use, so a test can change them between calls; an "nth" counter starts
- * again whenever its variable's value changes. Host-only, no CUDA. */
+ * Values follow the environment at each use, so a test can change them between calls; an "nth"
+ * counter starts again whenever its variable's value changes. What every submit reads comes
+ * through SettingsCache, read again only when an SWDLA_ variable changed. Host-only, no CUDA. */
 #pragma once
 
 #include <cstdint>
@@ -79,24 +80,6 @@ uint64_t jittered_ns (uint64_t base_ns, int pct, uint64_t seed, uint64_t k);
 int service_jitter_pct ();
 uint64_t seed ();
 
-/* Each task's service time: SWDLA_SERVICE_US + batch x SWDLA_SERVICE_PER_ITEM_US, jittered by
- * SWDLA_SERVICE_JITTER_PCT. Task k since
- * SWDLA_SEED and SWDLA_SERVICE_JITTER_PCT took their current values gets draw k (one sequence per
- * process, in submission order), so a run with the same settings and submissions repeats. */
-class ServiceTime {
- public:
-  /* Counts one task of a loadable with this batch and returns its service time in nanoseconds (0:
-   * none). */
-  uint64_t next_ns (int64_t batch = 1);
-
- private:
-  std::mutex mutex_;
-  bool started_ = false;
-  uint64_t seed_ = 0; /* the values when counting started */
-  int pct_ = 0;
-  uint64_t count_ = 0;
-};
-
 /* SWDLA_QUEUE_LIMIT (0 = none, the default; else 1..1,000,000 tasks of one handle not yet
  * complete) and SWDLA_QUEUE_FULL (block, the default, or fail): what a submit meets when it is
  * reached. */
@@ -116,6 +99,52 @@ Admission admit (const QueueLimit &q, uint64_t in_flight, uint64_t incoming, std
 
 /* SWDLA_SUBMIT_CPU_US (0..1,000,000, default 0): CPU each accepted cudlaSubmitTask burns. */
 int64_t submit_cpu_us ();
+
+/* SWDLA_CHECK_LAYOUT=1: every submit checks its inputs' padding (submit.cpp). */
+bool layout_check_enabled ();
+
+/* What every submit reads from the environment, read together by the functions above. */
+struct SubmitSettings {
+  QueueLimit queue;
+  int64_t submit_cpu_us = 0;
+  int64_t service_us = 0, service_per_item_us = 0;
+  int jitter_pct = 0;
+  uint64_t seed = 1;
+  bool check_layout = false;
+  static SubmitSettings Read ();
+};
+
+/* SubmitSettings::Read () as of now, without its eight getenv calls when nothing changed: one pass
+ * over the environment compares its SWDLA_ entries with those the settings were read from, and
+ * reads again when any was set, changed or unset (so a test may still change a variable between
+ * two submits). The caller serialises (swdla's lock). */
+class SettingsCache {
+ public:
+  const SubmitSettings &get ();
+
+ private:
+  bool unchanged () const;
+  bool read_ = false;
+  std::vector<std::string> entries_; /* the environment's SWDLA_ entries ("NAME=value"), in order */
+  SubmitSettings settings_;
+};
+
+/* Each task's service time: service_us + batch x service_per_item_us, jittered by jitter_pct. Task
+ * k since the seed and jitter_pct took their current values gets draw k (one sequence per process,
+ * in submission order), so a run with the same settings and submissions repeats. The caller
+ * serialises (swdla's lock). */
+class ServiceTime {
+ public:
+  /* Counts one task of a loadable with this batch and returns its service time in nanoseconds (0:
+   * none). */
+  uint64_t next_ns (const SubmitSettings &s, int64_t batch = 1);
+
+ private:
+  bool started_ = false;
+  uint64_t seed_ = 0; /* the values when counting started */
+  int pct_ = 0;
+  uint64_t count_ = 0;
+};
 
 /* CPU time of the calling thread (ns), and a busy wait until it has grown by `ns`. */
 uint64_t thread_cpu_ns ();

@@ -108,7 +108,8 @@ struct State {
   StatusWord poison; /* 911 once an external-device fault has completed */
   bool poison_ready = false;
   Faults faults;
-  ServiceTime service; /* each task's service time (SWDLA_SERVICE_US, jittered) */
+  SettingsCache settings; /* what every submit reads from the environment */
+  ServiceTime service;    /* each task's service time (SWDLA_SERVICE_US, jittered) */
 };
 State &state ();
 

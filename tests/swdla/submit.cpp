@@ -165,7 +165,8 @@ cudlaStatus check_input_padding (const swdla::Call &call, const Resolved &r, cud
 }
 
 /* Queues one checked task; CUDA launch errors only. */
-cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t stream, bool noop)
+cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t stream, bool noop,
+                          const swdla::SubmitSettings &settings)
 {
   swdla::Core &core = state ().cores[h->core];
   ++core.tasks;
@@ -174,7 +175,7 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
   if (core.last && core.last->event ())
     err = cudaStreamWaitEvent (stream, core.last->event (), 0);
   /* SWDLA_SERVICE_US + the batch's SWDLA_SERVICE_PER_ITEM_US, jittered */
-  const uint64_t service_ns = state ().service.next_ns (r.module->model.batch ());
+  const uint64_t service_ns = state ().service.next_ns (settings, r.module->model.batch ());
   if (err == cudaSuccess && service_ns > 0)
     err = swdla::enqueue_spin (stream, service_ns);
   int32_t status = cudlaSuccess;
@@ -214,7 +215,9 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     reg->last_use = done;
   for (auto *reg : r.outputs)
     reg->last_use = done;
-  h->busy (); /* drops finished tasks: the list holds what is in flight, not every task ever run */
+  /* Drops finished tasks, after the enqueue so that their event queries do not delay the task: the
+   * list holds what is in flight, not every task ever run. */
+  h->busy ();
   h->pending.push_back (done);
   return cudaSuccess;
 }
@@ -259,11 +262,14 @@ cudlaStatus submit_locked (const Call &call, cudlaDevHandle const devHandle,
     if (st != cudlaSuccess)
       return st;
   }
+  const swdla::SubmitSettings &settings = state ().settings.get ();
   /* SWDLA_QUEUE_LIMIT: the handle's tasks not yet complete, oldest first (one core runs them in
-   * submission order) */
-  devHandle->busy ();
+   * submission order); without a limit every submit is admitted and the list is pruned after the
+   * enqueue (enqueue_task), so no event query delays the task. */
+  if (settings.queue.limit != 0)
+    devHandle->busy ();
   std::string why;
-  switch (swdla::admit (swdla::queue_limit (), devHandle->pending.size (), numTasks, &why)) {
+  switch (swdla::admit (settings.queue, devHandle->pending.size (), numTasks, &why)) {
     case swdla::Admission::kAdmit:
       break;
     case swdla::Admission::kWait:
@@ -272,16 +278,16 @@ cudlaStatus submit_locked (const Call &call, cudlaDevHandle const devHandle,
     case swdla::Admission::kRefuse:
       return call.refuse (cudlaErrorOutOfResources, why);
   }
-  if (swdla::layout_check_enabled ())
+  if (settings.check_layout)
     for (const Resolved &r : tasks) {
       const cudlaStatus st = check_input_padding (call, r, s);
       if (st != cudlaSuccess)
         return st;
     }
   /* SWDLA_SUBMIT_CPU_US: a real submit's CPU, spent under the global lock as cuDLA's would be */
-  swdla::burn_thread_cpu (uint64_t (swdla::submit_cpu_us ()) * 1000u);
+  swdla::burn_thread_cpu (uint64_t (settings.submit_cpu_us) * 1000u);
   for (const Resolved &r : tasks) {
-    const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0);
+    const cudaError_t err = enqueue_task (devHandle, r, s, (flags & CUDLA_SUBMIT_NOOP) != 0, settings);
     if (err != cudaSuccess)
       return call.refuse (cudlaErrorCuda,
                           std::string ("queueing the task failed: ") + cudaGetErrorName (err));

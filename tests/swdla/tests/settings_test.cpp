@@ -1,6 +1,7 @@
 /* swdla's environment: status names and numbers, the fault-injection syntax, the nth-call /
  * nth-task counters that restart when a variable changes, the service-time jitter sequence, the
- * per-handle queue limit's decisions and the submit CPU burn. */
+ * per-handle queue limit's decisions, the submit CPU burn, and the cache of what every submit
+ * reads. */
 #include "settings.h"
 
 #include <gtest/gtest.h>
@@ -155,10 +156,18 @@ TEST (Jitter, ReproducibleFromTheSeed)
   }
 }
 
+/* A ServiceTime fed as submit.cpp feeds it: the settings through a SettingsCache, so these tests
+ * also prove the cache sees each change of the environment between two tasks. */
+struct Service {
+  swdla::SettingsCache cache;
+  swdla::ServiceTime time;
+  uint64_t next_ns (int64_t batch = 1) { return time.next_ns (cache.get (), batch); }
+};
+
 TEST (Jitter, ServiceTimeFollowsTheEnvironment)
 {
   Unset u{{"SWDLA_SERVICE_US", "SWDLA_SERVICE_JITTER_PCT", "SWDLA_SEED"}};
-  swdla::ServiceTime st;
+  Service st;
   unsetenv ("SWDLA_SERVICE_US");
   unsetenv ("SWDLA_SERVICE_JITTER_PCT");
   unsetenv ("SWDLA_SEED");
@@ -191,7 +200,7 @@ TEST (Jitter, ServiceTimeFollowsTheEnvironment)
 TEST (Jitter, ServiceTimePerItem)
 {
   Unset u{{"SWDLA_SERVICE_US", "SWDLA_SERVICE_PER_ITEM_US", "SWDLA_SERVICE_JITTER_PCT"}};
-  swdla::ServiceTime st;
+  Service st;
   unsetenv ("SWDLA_SERVICE_JITTER_PCT");
   setenv ("SWDLA_SERVICE_US", "1000", 1);
   unsetenv ("SWDLA_SERVICE_PER_ITEM_US");
@@ -277,6 +286,90 @@ TEST (SubmitCpu, SettingAndBurn)
   const uint64_t t0 = swdla::thread_cpu_ns ();
   swdla::burn_thread_cpu (0);
   EXPECT_LT (swdla::thread_cpu_ns () - t0, 1000000u) << "0: no burn";
+}
+
+bool same (const swdla::SubmitSettings &a, const swdla::SubmitSettings &b)
+{
+  return a.queue.limit == b.queue.limit && a.queue.full == b.queue.full &&
+         a.submit_cpu_us == b.submit_cpu_us && a.service_us == b.service_us &&
+         a.service_per_item_us == b.service_per_item_us && a.jitter_pct == b.jitter_pct && a.seed == b.seed &&
+         a.check_layout == b.check_layout;
+}
+
+/* The cache gives what reading the environment now gives, through every kind of change a test
+ * makes between two submits: a variable set, changed (to a value of the same length too), unset
+ * (the environment's last one too), changed in place (putenv's string), and none of them disturbed
+ * by other variables. */
+TEST (SettingsCache, FollowsEveryChangeOfTheEnvironment)
+{
+  const std::vector<const char *> vars = {
+      "SWDLA_QUEUE_LIMIT",         "SWDLA_QUEUE_FULL",         "SWDLA_SUBMIT_CPU_US", "SWDLA_SERVICE_US",
+      "SWDLA_SERVICE_PER_ITEM_US", "SWDLA_SERVICE_JITTER_PCT", "SWDLA_SEED",          "SWDLA_CHECK_LAYOUT"};
+  Unset u{vars};
+  u.vars.push_back ("SWDLA_ZZ_UNKNOWN");
+  u.vars.push_back ("DLAINFER_SETTINGS_TEST_OTHER");
+  for (const char *v : vars)
+    unsetenv (v);
+  swdla::SettingsCache cache;
+  const auto check = [&cache] (const char *step) {
+    const swdla::SubmitSettings now = swdla::SubmitSettings::Read ();
+    EXPECT_TRUE (same (cache.get (), now)) << step;
+    EXPECT_TRUE (same (cache.get (), now)) << step << ", asked again";
+  };
+  check ("all unset");
+  EXPECT_EQ (cache.get ().queue.limit, 0u);
+  EXPECT_EQ (cache.get ().seed, 1u);
+  EXPECT_FALSE (cache.get ().check_layout);
+
+  const std::vector<std::pair<const char *, const char *>> values = {
+      {"SWDLA_QUEUE_LIMIT", "4"},   {"SWDLA_QUEUE_FULL", "fail"},         {"SWDLA_SUBMIT_CPU_US", "20"},
+      {"SWDLA_SERVICE_US", "2000"}, {"SWDLA_SERVICE_PER_ITEM_US", "100"}, {"SWDLA_SERVICE_JITTER_PCT", "10"},
+      {"SWDLA_SEED", "77"},         {"SWDLA_CHECK_LAYOUT", "1"}};
+  for (const auto &kv : values) {
+    setenv (kv.first, kv.second, 1);
+    check (kv.first);
+  }
+  const swdla::SubmitSettings all = cache.get ();
+  EXPECT_EQ (all.queue.limit, 4u);
+  EXPECT_EQ (all.queue.full, swdla::QueueFull::kFail);
+  EXPECT_EQ (all.submit_cpu_us, 20);
+  EXPECT_EQ (all.service_us, 2000);
+  EXPECT_EQ (all.service_per_item_us, 100);
+  EXPECT_EQ (all.jitter_pct, 10);
+  EXPECT_EQ (all.seed, 77u);
+  EXPECT_TRUE (all.check_layout);
+
+  setenv ("DLAINFER_SETTINGS_TEST_OTHER", "x", 1); /* not swdla's */
+  setenv ("SWDLA_ZZ_UNKNOWN", "1", 1);             /* swdla's prefix, no setting */
+  check ("other variables");
+  EXPECT_EQ (cache.get ().service_us, 2000);
+  setenv ("SWDLA_SERVICE_US", "3000", 1); /* the same length */
+  check ("changed");
+  EXPECT_EQ (cache.get ().service_us, 3000);
+  unsetenv ("SWDLA_QUEUE_LIMIT");
+  check ("unset");
+  EXPECT_EQ (cache.get ().queue.limit, 0u);
+  setenv ("SWDLA_QUEUE_LIMIT", "-1", 1); /* out of range: warned, none */
+  check ("malformed");
+  EXPECT_EQ (cache.get ().queue.limit, 0u);
+  unsetenv ("SWDLA_SEED");
+  setenv ("SWDLA_SEED", "5", 1); /* a new variable goes last */
+  check ("set again");
+  EXPECT_EQ (cache.get ().seed, 5u);
+  unsetenv ("SWDLA_SEED"); /* the last entry gone: nothing after it moved */
+  check ("the last one unset");
+  EXPECT_EQ (cache.get ().seed, 1u);
+
+  static char entry[] = "SWDLA_SUBMIT_CPU_US=30"; /* putenv keeps the string itself */
+  putenv (entry);
+  check ("putenv");
+  EXPECT_EQ (cache.get ().submit_cpu_us, 30);
+  entry[sizeof entry - 3] = '4'; /* "...=40": changed in place, no call to the C library */
+  check ("changed in place");
+  EXPECT_EQ (cache.get ().submit_cpu_us, 40);
+  unsetenv ("SWDLA_SUBMIT_CPU_US"); /* before `entry` goes */
+  check ("putenv's entry unset");
+  EXPECT_EQ (cache.get ().submit_cpu_us, 0);
 }
 
 }  // namespace
