@@ -65,8 +65,7 @@ struct GstDlaInferPrivate {
   struct Objects {
     bool active = false;
     dlainfer::objects::ObjectFlow flow;
-    /* g_intern_string's: the results' structures keep them as static strings. */
-    const char *attribute = "", *model_name = "", *layer_name = "", *backend = "";
+    dlainfer::objects::OutputNames names; /* start: what the results are written under */
     std::vector<preprocess::ObjectRoi> rois;
     std::vector<float> scores;
     std::vector<postprocess::Result> results;

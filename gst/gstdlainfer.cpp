@@ -109,13 +109,12 @@ void publish_objects (GstDlaInfer *self, const dlainfer::Settings &s)
   const dlainfer::Model &m = *self->priv->model;
   o.active = s.inference_region == dlainfer::InferenceRegion::kRoiList;
   o.flow.reset ();
-  o.attribute =
-      g_intern_string (s.attribute_name.empty () ? GST_OBJECT_NAME (self) : s.attribute_name.c_str ());
   gchar *base = g_path_get_basename (m.engine->model_path ().c_str ()); /* a sharer's may be the instance's */
-  o.model_name = g_intern_string (base);
+  o.names = dlainfer::objects::OutputNames (
+      s.attribute_name.empty () ? GST_OBJECT_NAME (self) : s.attribute_name.c_str (), base,
+      m.engine->outputs ().empty () ? "" : m.engine->outputs ()[0].name.c_str (),
+      m.engine->backend ().c_str ());
   g_free (base);
-  o.layer_name = g_intern_string (m.engine->outputs ().empty () ? "" : m.engine->outputs ()[0].name.c_str ());
-  o.backend = g_intern_string (m.engine->backend ().c_str ());
 }
 
 /* After a model opened: what the frames need, and what the element shows of it. */

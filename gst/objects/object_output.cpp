@@ -37,7 +37,8 @@ const Fields &fields ()
   return f;
 }
 
-/* A field taking a value of `type` set by `set` (strings: static, the caller's never go away). */
+/* A field taking a value of `type` set by `set` (strings: interned, they never go away, and a copy
+ * of the structure shares them). */
 template <typename Set>
 void take (GstStructure *s, GQuark field, GType type, Set set)
 {
@@ -72,7 +73,7 @@ void set_top_k (GstStructure *s, const ObjectResult &r, GQuark ids, GQuark label
 {
   set_array (s, ids, G_TYPE_INT, r, [] (GValue *v, const ClassScore &c) { g_value_set_int (v, c.class_id); });
   set_array (s, labels, G_TYPE_STRING, r,
-             [] (GValue *v, const ClassScore &c) { g_value_set_static_string (v, label_of (c)); });
+             [] (GValue *v, const ClassScore &c) { g_value_set_interned_string (v, label_of (c)); });
   set_array (s, confidences, confidence_type, r, [confidence_type] (GValue *v, const ClassScore &c) {
     if (confidence_type == G_TYPE_DOUBLE)
       g_value_set_double (v, c.confidence);
@@ -86,7 +87,7 @@ void replace_param (GstVideoRegionOfInterestMeta *roi, GstStructure *s)
 {
   for (GList *l = roi->params; l; l = l->next) {
     GstStructure *old = static_cast<GstStructure *> (l->data);
-    if (gst_structure_has_name (old, gst_structure_get_name (s))) {
+    if (gst_structure_get_name_id (old) == gst_structure_get_name_id (s)) {
       gst_structure_free (old);
       roi->params = g_list_delete_link (roi->params, l);
       break;
@@ -128,15 +129,18 @@ GstStructure *object_param_structure (const FrameObject &o, const OutputNames &n
 {
   const Fields &f = fields ();
   const ObjectResult &r = o.result;
-  GstStructure *s = gst_structure_new_id_empty (g_quark_from_string (names.attribute));
-  take (s, f.label, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, label_of (r.best ())); });
+  GstStructure *s = gst_structure_new_id_empty (names.attribute);
+  take (s, f.label, G_TYPE_STRING,
+        [&] (GValue *v) { g_value_set_interned_string (v, label_of (r.best ())); });
   take (s, f.label_id, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, r.best ().class_id); });
   take (s, f.confidence, G_TYPE_DOUBLE, [&] (GValue *v) { g_value_set_double (v, r.best ().confidence); });
-  take (s, f.model_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.model_name); });
-  take (s, f.layer_name, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.layer_name); });
+  take (s, f.model_name, G_TYPE_STRING,
+        [&] (GValue *v) { g_value_set_interned_string (v, names.model_name); });
+  take (s, f.layer_name, G_TYPE_STRING,
+        [&] (GValue *v) { g_value_set_interned_string (v, names.layer_name); });
   take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
   take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
-  take (s, f.backend, G_TYPE_STRING, [&] (GValue *v) { g_value_set_static_string (v, names.backend); });
+  take (s, f.backend, G_TYPE_STRING, [&] (GValue *v) { g_value_set_interned_string (v, names.backend); });
   set_top_k (s, r, f.label_ids, f.labels, f.confidences, G_TYPE_DOUBLE);
   return s;
 }
@@ -146,7 +150,7 @@ int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNa
   if (!o.has_result || o.result.n_top == 0)
     return 0;
   int written = 0;
-  if (o.source.write_back.roi) {
+  if (o.source.write_back.roi && names.attribute) {
     replace_param (o.source.write_back.roi, object_param_structure (o, names));
     ++written;
   }

@@ -19,9 +19,20 @@
 namespace dlainfer {
 namespace objects {
 
-/* The strings are written as static strings: they must live for the process (g_intern_string). */
+/* The names each result is written under, resolved once per stream (the attribute's quark: the
+ * global quark lock not taken per object; the strings interned with g_intern_string, so the
+ * structures share them, copies too). */
 struct OutputNames {
-  const char *attribute = nullptr; /* the ROI parameter structure's name */
+  OutputNames () = default;
+  /* `attribute`: the ROI parameter structure's name. */
+  OutputNames (const char *attribute, const char *model_name, const char *layer_name, const char *backend)
+      : attribute (g_quark_from_string (attribute)),
+        model_name (g_intern_string (model_name)),
+        layer_name (g_intern_string (layer_name)),
+        backend (g_intern_string (backend))
+  {
+  }
+  GQuark attribute = 0; /* 0 (a default one): no parameter structure is written */
   const char *model_name = "";
   const char *layer_name = "";
   const char *backend = "";

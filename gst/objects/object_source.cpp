@@ -31,6 +31,8 @@ bool roi_tracking_id (GstVideoRegionOfInterestMeta *roi, guint64 *id)
 std::vector<GstVideoRegionOfInterestMeta *> roi_metas (GstBuffer *buffer)
 {
   std::vector<GstVideoRegionOfInterestMeta *> out;
+  out.reserve (
+      gst_buffer_get_n_meta (buffer, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)); /* one allocation */
   gpointer state = nullptr;
   GstMeta *meta;
   while (
@@ -63,7 +65,9 @@ namespace {
 CollectedObjects from_roi_metas (GstBuffer *buffer)
 {
   CollectedObjects out;
-  for (GstVideoRegionOfInterestMeta *roi : roi_metas (buffer))
+  const std::vector<GstVideoRegionOfInterestMeta *> rois = roi_metas (buffer);
+  out.objects.reserve (rois.size ());
+  for (GstVideoRegionOfInterestMeta *roi : rois)
     out.objects.push_back (object_from_roi (roi));
   out.origin = out.objects.empty () ? ObjectOrigin::kNone : ObjectOrigin::kRoiMeta;
   return out;
@@ -152,6 +156,7 @@ CollectedObjects collect_objects (GstBuffer *buffer)
 {
   CollectedObjects out;
   if (GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer)) {
+    out.objects.reserve (gst_analytics_relation_get_length (rmeta)); /* every mtd: at least the ODMtds */
     gpointer state = nullptr;
     GstAnalyticsODMtd od;
     while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (), &od))

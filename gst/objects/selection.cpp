@@ -54,6 +54,7 @@ std::vector<SelectedObject> select_objects (const std::vector<DetectedObject> &o
 {
   SelectionCounts c;
   std::vector<SelectedObject> kept;
+  kept.reserve (objects.size ()); /* one allocation, not one per doubling */
   for (size_t i = 0; i < objects.size (); ++i) {
     const Box box = clip_box (objects[i].box, frame_width, frame_height);
     if (box.area () == 0)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
 
 #include "gst/meta/gstdlaobject.h"
 #include "gst/objects/object_output.h"
@@ -280,6 +281,46 @@ TEST (ObjectOutput, RoiParameterStructure)
   EXPECT_STREQ (
       gst_structure_get_string (gst_video_region_of_interest_meta_get_param (roi, "vehicle-colour"), "label"),
       "yellow");
+}
+
+/* DL Streamer's field names, types and order: readers that walk the fields see what they expect. */
+TEST (ObjectOutput, ParameterFieldsInOrder)
+{
+  BufferPtr buf;
+  GstVideoRegionOfInterestMeta *roi = add_roi (buf.b, "car", 10, 20, 30, 40);
+  GstStructure *s = object_param_structure (object_with (roi, true, 0), kNames);
+  const std::pair<const char *, GType> want[] = {
+      {"label", G_TYPE_STRING},      {"label_id", G_TYPE_INT},       {"confidence", G_TYPE_DOUBLE},
+      {"model_name", G_TYPE_STRING}, {"layer_name", G_TYPE_STRING},  {"carried", G_TYPE_BOOLEAN},
+      {"age", G_TYPE_UINT},          {"backend", G_TYPE_STRING},     {"label_ids", GST_TYPE_ARRAY},
+      {"labels", GST_TYPE_ARRAY},    {"confidences", GST_TYPE_ARRAY}};
+  ASSERT_EQ (gst_structure_n_fields (s), G_N_ELEMENTS (want));
+  for (guint i = 0; i < G_N_ELEMENTS (want); ++i) {
+    EXPECT_STREQ (gst_structure_nth_field_name (s, i), want[i].first);
+    EXPECT_EQ (gst_structure_get_field_type (s, want[i].first), want[i].second) << want[i].first;
+  }
+  EXPECT_STREQ (gst_structure_get_name (s), "vehicle-colour");
+  gboolean carried = TRUE;
+  EXPECT_TRUE (gst_structure_get_boolean (s, "carried", &carried));
+  EXPECT_FALSE (carried);
+  const GValue *ids = gst_structure_get_value (s, "label_ids");
+  ASSERT_EQ (gst_value_array_get_size (ids), 2u);
+  EXPECT_EQ (g_value_get_int (gst_value_array_get_value (ids, 0)), 2);
+  EXPECT_EQ (g_value_get_int (gst_value_array_get_value (ids, 1)), 0);
+  /* A copy (a buffer copy copies the ROI meta's parameters) is equal. */
+  GstStructure *copy = gst_structure_copy (s);
+  EXPECT_TRUE (gst_structure_is_equal (s, copy));
+  gst_structure_free (copy);
+  gst_structure_free (s);
+}
+
+/* A default OutputNames names no structure: nothing is written on the ROI meta. */
+TEST (ObjectOutput, DefaultNamesWriteNoParameter)
+{
+  BufferPtr buf;
+  GstVideoRegionOfInterestMeta *roi = add_roi (buf.b, "car", 10, 20, 30, 40);
+  EXPECT_EQ (write_object_result (buf.b, object_with (roi, true, 0), OutputNames ()), 0);
+  EXPECT_EQ (roi->params, nullptr);
 }
 
 /* The public library's reader finds what the element wrote, by attribute name or the first. */
