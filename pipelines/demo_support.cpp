@@ -6,6 +6,16 @@
 
 namespace demo {
 
+bool parse_options (int *argc, char ***argv, const GOptionEntry *entries, const char *summary, GError **err)
+{
+  GOptionContext *opts = g_option_context_new (summary);
+  g_option_context_add_main_entries (opts, entries, nullptr);
+  g_option_context_add_group (opts, gst_init_get_option_group ());
+  const bool parsed = g_option_context_parse (opts, argc, argv, err);
+  g_option_context_free (opts);
+  return parsed;
+}
+
 bool have (const char *factory)
 {
   GstElementFactory *f = gst_element_factory_find (factory);

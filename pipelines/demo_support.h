@@ -8,6 +8,10 @@
 
 namespace demo {
 
+/* Parses the command line against `entries` and GStreamer's own options; false (and `*err` set
+ * when GLib said why) on a parse error. */
+bool parse_options (int *argc, char ***argv, const GOptionEntry *entries, const char *summary, GError **err);
+
 /* Whether the element factory is installed. */
 bool have (const char *factory);
 

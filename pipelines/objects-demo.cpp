@@ -259,13 +259,9 @@ int main (int argc, char **argv)
        nullptr},
       {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "another dlainfer property (repeatable)", "PROP=VALUE"},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
-  GOptionContext *opts =
-      g_option_context_new ("- classify the objects an example detector boxed, with dlainfer");
-  g_option_context_add_main_entries (opts, entries, nullptr);
-  g_option_context_add_group (opts, gst_init_get_option_group ());
   GError *err = nullptr;
-  const bool parsed = g_option_context_parse (opts, &argc, &argv, &err);
-  g_option_context_free (opts);
+  const bool parsed = demo::parse_options (
+      &argc, &argv, entries, "- classify the objects an example detector boxed, with dlainfer", &err);
   if (!parsed || !model || frames < 1 || png_every < 1 || width < 224) {
     std::fprintf (stderr, "dlainfer-objects-demo: %s\n",
                   err ? err->message
