@@ -1,5 +1,12 @@
 #include <cuda_runtime_api.h>
 
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
 #include "bare_frames.h"
 #include "dla/completion_wait.h"
 #include "dla/cuda_resources.h"
@@ -27,6 +34,78 @@ __global__ void busy_kernel (const BusyArgs a)
 cudaEvent_t ev (const dla::CudaEvent &e)
 {
   return static_cast<cudaEvent_t> (e.get ());
+}
+
+/* One frame's place in the pipelined loop: its events and its wait, as an engine slot has. */
+struct BareSlot {
+  dla::CudaEvent start, done, done_untimed;
+  dla::CompletionWait wait;
+  uint64_t frames = 0;
+  bool timed = false;
+  bool create ()
+  {
+    return dla::CudaEvent::Create (true, &start).ok () && dla::CudaEvent::Create (true, &done).ok () &&
+           dla::CudaEvent::Create (false, &done_untimed).ok ();
+  }
+  void *end_event () const { return timed ? done.get () : done_untimed.get (); }
+};
+
+/* The hand-off between the two threads: the frames queued, the slots free. */
+struct BareQueue {
+  std::mutex mutex;
+  std::condition_variable room, ready;
+  std::deque<int> queued;
+  int free = 0;
+  bool failed = false;
+
+  void take_room ()
+  {
+    std::unique_lock<std::mutex> lock (mutex);
+    room.wait (lock, [&] { return free > 0 || failed; });
+    --free;
+  }
+  void give (int slot)
+  {
+    {
+      std::lock_guard<std::mutex> lock (mutex);
+      queued.push_back (slot);
+    }
+    ready.notify_one ();
+  }
+  int take_oldest ()
+  {
+    std::unique_lock<std::mutex> lock (mutex);
+    ready.wait (lock, [&] { return !queued.empty (); });
+    const int slot = queued.front ();
+    queued.pop_front ();
+    return slot;
+  }
+  void release (bool ok)
+  {
+    {
+      std::lock_guard<std::mutex> lock (mutex);
+      ++free;
+      failed = failed || !ok;
+    }
+    room.notify_one ();
+  }
+};
+
+/* The src task's side: waits for each frame in order and frees its slot; its CPU over the last n. */
+double bare_consume (std::vector<std::unique_ptr<BareSlot>> &slots, BareQueue &q, int warmup, int n)
+{
+  double t0 = 0;
+  for (int i = 0; i < warmup + n; ++i) {
+    if (i == warmup)
+      t0 = thread_cpu_seconds ();
+    BareSlot &s = *slots[size_t (q.take_oldest ())];
+    const bool ok = s.wait.wait (s.end_event ()) == cudaSuccess;
+    float ms = 0;
+    if (ok && s.timed && cudaEventElapsedTime (&ms, ev (s.start), ev (s.done)) == cudaSuccess)
+      s.wait.learn (ms);
+    q.release (ok);
+  }
+  return thread_cpu_seconds () - t0;
 }
 }  // namespace
 
@@ -77,6 +156,57 @@ double bare_frame_cpu_us (double gpu_us, int n)
       if (i + 1 == warmup + n)
         cpu_us = 1e6 * (thread_cpu_seconds () - t0) / n;
     }
+  }
+  cudaFree (dev);
+  cudaGetLastError ();
+  return cpu_us;
+}
+
+double bare_pipelined_cpu_us (double gpu_us, int n, int in_flight)
+{
+  dla::CudaStream stream;
+  dla::PinnedBuffer host;
+  void *dev = nullptr;
+  std::vector<std::unique_ptr<BareSlot>> slots;
+  bool ready = dla::CudaStream::Create (&stream).ok () && dla::PinnedBuffer::Create (64, &host).ok () &&
+               cudaMalloc (&dev, 64) == cudaSuccess;
+  for (int i = 0; ready && i < in_flight; ++i) {
+    slots.push_back (std::make_unique<BareSlot> ());
+    ready = slots.back ()->create ();
+  }
+  double cpu_us = -1;
+  if (ready) {
+    const auto s = static_cast<cudaStream_t> (stream.get ());
+    const BusyArgs args{static_cast<unsigned long long> (gpu_us * 1000.0)};
+    const preprocess::KernelLaunch k = preprocess::launch_of (busy_kernel, args, dim3 (1), dim3 (1));
+    preprocess::LaunchGraphs graphs;
+    BareQueue q;
+    q.free = in_flight;
+    const int warmup = 100;
+    double consumer_s = 0, t0 = 0;
+    std::thread consumer ([&] { consumer_s = bare_consume (slots, q, warmup, n); });
+    std::chrono::steady_clock::time_point queue_end{};
+    for (int i = 0; i < warmup + n; ++i) {
+      if (i == warmup)
+        t0 = thread_cpu_seconds ();
+      q.take_room ();
+      BareSlot &slot = *slots[size_t (i % in_flight)];
+      slot.timed = dla::timed_task (slot.frames++);
+      const size_t entry = graphs.prepare (k);
+      slot.wait.started ();
+      if (slot.timed)
+        cudaEventRecord (ev (slot.start), s);
+      graphs.launch (entry, s);
+      cudaMemcpyAsync (host.data (), dev, 64, cudaMemcpyDeviceToHost, s);
+      cudaEventRecord (static_cast<cudaEvent_t> (slot.end_event ()), s);
+      slot.wait.queued (queue_end);
+      queue_end = slot.wait.expected_end ();
+      q.give (i % in_flight);
+    }
+    const double producer_s = thread_cpu_seconds () - t0;
+    consumer.join ();
+    if (!q.failed)
+      cpu_us = 1e6 * (producer_s + consumer_s) / n;
   }
   cudaFree (dev);
   cudaGetLastError ();

@@ -128,21 +128,28 @@ void print_threads (const std::vector<Row> &rows)
 }
 
 /* The host's floor at each service period: the same CUDA calls and wait in a bare loop whose kernel
- * runs for the service time (bare_frames.h). A thread that sleeps through a 2 ms task wakes to cold
- * caches, so the same work costs more CPU per frame at longer periods: the floor shows how much. */
+ * runs for the service time (bare_frames.h), on one thread and split over two threads as the
+ * element splits them. A thread that sleeps through a 2 ms task wakes to cold caches, so the same
+ * work costs more CPU per frame at longer periods: the floors show how much, and what the second
+ * thread's wake-up adds. */
 void print_floor (const std::vector<Row> &rows)
 {
-  std::printf ("\nThe host's floor at each period (one thread, no GStreamer, no DLA submit):\n");
+  std::printf (
+      "\nThe host's floor at each period (no GStreamer, no DLA submit): one thread, and two threads with 2 "
+      "frames in flight (the element's split):\n");
   for (const Row &row : rows) {
     if (row.c.max_in_flight || row.c.costly || !row.r.frames)
       continue;
-    const double floor = bench::bare_frame_cpu_us (row.c.service_us + 1000 * row.r.preprocess_ms,
-                                                   int (3000000 / row.c.service_us));
+    const double gpu_us = row.c.service_us + 1000 * row.r.preprocess_ms;
+    const int n = int (3000000 / row.c.service_us);
+    const double floor = bench::bare_frame_cpu_us (gpu_us, n);
+    const double split = bench::bare_pipelined_cpu_us (gpu_us, n, 2);
     const double own = own_cpu_us (row.r);
     std::printf (
-        "%d us: bare loop %.1f us/frame; the default row's own CPU %.1f us = floor + %.1f us (%.2f %% of the "
-        "service)\n",
-        row.c.service_us, floor, own, own - floor, 100 * (own - floor) / row.c.service_us);
+        "%d us: bare loop %.1f us/frame, two threads %.1f us/frame; the default row's own CPU %.1f us = one "
+        "thread + %.1f us (%.2f %% of the service), two threads + %.1f us (%.2f %%)\n",
+        row.c.service_us, floor, split, own, own - floor, 100 * (own - floor) / row.c.service_us, own - split,
+        100 * (own - split) / row.c.service_us);
   }
 }
 
