@@ -40,13 +40,21 @@ void post_objects (GstDlaInfer *self, const dlainfer::PendingFrame &f)
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* roi-list: each object's result (read from its task, or carried) written back on the buffer. */
-void attach_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
+/* roi-list: each object's result read from its tasks (or carried), what needs the slots, and
+ * kept for the next frames' objects (as before the slots go: with one in flight the next frame's
+ * selection sees it). */
+void read_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
 {
   GstDlaInferPrivate *priv = self->priv;
   gst_dla_infer_read_object_tasks (self, f, f.tasks, &priv->objects.scores, &priv->objects.results);
+  priv->objects.flow.classified (*f.objects);
+}
+
+/* roi-list: each object's result written back on the buffer, the counts, the message. */
+void publish_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
+{
+  GstDlaInferPrivate *priv = self->priv;
   const dlainfer::objects::FrameObjects &fo = *f.objects;
-  priv->objects.flow.classified (fo);
   for (const dlainfer::objects::FrameObject &o : fo.objects)
     dlainfer::objects::write_object_result (f.buffer, o, priv->objects.names);
   const dlainfer::objects::FrameCounts &c = fo.counts;
@@ -56,19 +64,17 @@ void attach_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
     post_objects (self, f);
 }
 
-/* The one place a frame gets its results: post-processing, the meta, the bus message. */
-void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
+/* What needs the frame's slots: the post-processing, the stage timings, the raw tensors. After it
+ * the slots may take the next frames' tasks. */
+void read_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
 {
   GstDlaInferPrivate *priv = self->priv;
   if (f.objects) {
-    attach_object_results (self, f);
+    read_object_results (self, f);
     return;
   }
-  if (!f.inferred ()) {
-    priv->output.attach (GST_OBJECT (self), f.buffer, true, f.age);
-    priv->stats.skipped ();
+  if (!f.inferred ())
     return;
-  }
   dla::Engine &engine = *priv->model->engine;
   const dla::SlotTimings t = engine.timings (f.slot);
   const auto post_start = Clock::now ();
@@ -77,8 +83,23 @@ void attach_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
   const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
   priv->stats.inferred (priv->input.preprocess_ms (task_of (f)), t.dla_ms, post_ms, t.total_ms, f.graphed,
                         t.dla_core, t.busy_ms);
-  priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
   priv->tensors.attach (GST_ELEMENT (self), f.buffer, engine, f.slot);
+}
+
+/* The frame's results on the buffer and the bus, from what read_results () kept. */
+void publish_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  if (f.objects) {
+    publish_object_results (self, f);
+    return;
+  }
+  if (!f.inferred ()) {
+    priv->output.attach (GST_OBJECT (self), f.buffer, true, f.age);
+    priv->stats.skipped ();
+    return;
+  }
+  priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
   if (f.post_messages)
     priv->output.post (GST_ELEMENT (self), f.buffer, &f.segment);
   if (!priv->output.empty ())
@@ -154,9 +175,12 @@ void push_loop (gpointer data)
     gst_pad_pause_task (GST_BASE_TRANSFORM_SRC_PAD (self));
     return;
   }
-  attach_results (self, f);
+  read_results (self, f);
+  /* The slots go back before the meta, the message and the push: with one slot in flight the next
+   * frame's kernel and task start while this one is published. */
   if (f.task_count () > 0)
     priv->inflight.task_done (f.task_count ());
+  publish_results (self, f);
   const auto now = Clock::now ();
   note_hold (self, f, now);
   priv->downstream.push_started (now);
