@@ -50,25 +50,30 @@ struct BareSlot {
   void *end_event () const { return timed ? done.get () : done_untimed.get (); }
 };
 
-/* The hand-off between the two threads: the frames queued, the slots free. */
+/* The hand-off between the two threads: the frames queued, the slots free, and when the last
+ * queued frame is expected to end (corrected each time one is seen ending, as the engine does). */
 struct BareQueue {
+  using Time = std::chrono::steady_clock::time_point;
   std::mutex mutex;
   std::condition_variable room, ready;
   std::deque<int> queued;
   int free = 0;
   bool failed = false;
+  Time queue_end{};
 
-  void take_room ()
+  Time take_room ()
   {
     std::unique_lock<std::mutex> lock (mutex);
     room.wait (lock, [&] { return free > 0 || failed; });
     --free;
+    return queue_end;
   }
-  void give (int slot)
+  void give (int slot, Time expected_end)
   {
     {
       std::lock_guard<std::mutex> lock (mutex);
       queued.push_back (slot);
+      queue_end = expected_end;
     }
     ready.notify_one ();
   }
@@ -80,12 +85,14 @@ struct BareQueue {
     queued.pop_front ();
     return slot;
   }
-  void release (bool ok)
+  /* A frame was seen ending at `ended`; the frames still queued begin then, one after another. */
+  void release (bool ok, Time ended, std::chrono::nanoseconds expected)
   {
     {
       std::lock_guard<std::mutex> lock (mutex);
       ++free;
       failed = failed || !ok;
+      queue_end = ended + int (queued.size ()) * expected;
     }
     room.notify_one ();
   }
@@ -103,7 +110,7 @@ double bare_consume (std::vector<std::unique_ptr<BareSlot>> &slots, BareQueue &q
     float ms = 0;
     if (ok && s.timed && cudaEventElapsedTime (&ms, ev (s.start), ev (s.done)) == cudaSuccess)
       s.wait.learn (ms);
-    q.release (ok);
+    q.release (ok, s.wait.ended_at (), s.wait.expected ());
   }
   return thread_cpu_seconds () - t0;
 }
@@ -185,11 +192,10 @@ double bare_pipelined_cpu_us (double gpu_us, int n, int in_flight)
     const int warmup = 100;
     double consumer_s = 0, t0 = 0;
     std::thread consumer ([&] { consumer_s = bare_consume (slots, q, warmup, n); });
-    std::chrono::steady_clock::time_point queue_end{};
     for (int i = 0; i < warmup + n; ++i) {
       if (i == warmup)
         t0 = thread_cpu_seconds ();
-      q.take_room ();
+      const BareQueue::Time queue_end = q.take_room ();
       BareSlot &slot = *slots[size_t (i % in_flight)];
       slot.timed = dla::timed_task (slot.frames++);
       const size_t entry = graphs.prepare (k);
@@ -200,8 +206,7 @@ double bare_pipelined_cpu_us (double gpu_us, int n, int in_flight)
       cudaMemcpyAsync (host.data (), dev, 64, cudaMemcpyDeviceToHost, s);
       cudaEventRecord (static_cast<cudaEvent_t> (slot.end_event ()), s);
       slot.wait.queued (queue_end);
-      queue_end = slot.wait.expected_end ();
-      q.give (i % in_flight);
+      q.give (i % in_flight, slot.wait.expected_end ());
     }
     const double producer_s = thread_cpu_seconds () - t0;
     consumer.join ();
