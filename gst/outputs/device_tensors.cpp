@@ -75,6 +75,13 @@ bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorP
     bytes_.push_back (depad::dense_bytes (p.view, p.type));
     pools_.push_back (
         HostPool::Create (bytes_.back (), size_t (slots) + kTensorsHeldDownstream, pinned_allocator (ctx)));
+    /* Every slot's first task, and kFreeAhead more; queue () never allocates (engine's lock). */
+    if (!pools_.back ()->reserve (size_t (slots) + kFreeAhead)) {
+      *error = "raw tensors on the GPU: cudaMallocHost failed for " + std::to_string (slots + kFreeAhead) +
+               " buffers of " + std::to_string (bytes_.back ()) + " bytes";
+      clear ();
+      return false;
+    }
   }
   for (int i = 0; i < slots; ++i)
     if (!make_slot (plans.size (), error)) {
@@ -108,7 +115,7 @@ void DeviceTensors::clear ()
 }
 
 /* On the engine's stream, its mutex held: a pooled buffer per output (a dropped frame's is used
- * again), the kernel, the copies. */
+ * again; acquire () never allocates), the kernel, the copies. */
 int DeviceTensors::queue (int slot, const std::vector<const void *> &outputs, void *stream)
 {
   Slot &s = slots_[size_t (slot)];
@@ -146,8 +153,10 @@ GstBuffer *DeviceTensors::take (int slot, size_t i, GstBufferPool *copy_pool)
     s.pooled[i] = false;
     GstBuffer *buf = gst_buffer_new ();
     gst_buffer_append_memory (buf, pools_[i]->wrap (data));
+    pools_[i]->top_up (kFreeAhead); /* here, not under the engine's lock; a failure: copies later */
     return buf;
   }
+  pools_[i]->top_up (kFreeAhead);
   copies_.fetch_add (1, std::memory_order_relaxed);
   GstBuffer *out = nullptr;
   if (!copy_pool || gst_buffer_pool_acquire_buffer (copy_pool, &out, nullptr) != GST_FLOW_OK)

@@ -4,7 +4,8 @@
  * pinned host buffer of a HostPool, which becomes the GstTensor's data without a host copy. The
  * engine's padded host copies are left out: one device-to-host copy per output. When downstream
  * holds every buffer a pool may have, the task's copy goes to the slot's spare buffer and the
- * tensor gets a host copy of it (counted: copies ()). */
+ * tensor gets a host copy of it (counted: copies ()). Pinned memory is allocated at start and by
+ * take (), never under the engine's lock. */
 #pragma once
 
 #include <gst/gst.h>
@@ -25,6 +26,11 @@ namespace dlainfer {
 
 /* Pooled buffers per output beyond one per slot: the frames downstream may hold (a queue). */
 constexpr size_t kTensorsHeldDownstream = 16;
+/* Pooled buffers per output kept free ahead of the tasks: reserved at start beyond one per slot,
+ * and topped up by take () (the src pad's task) while below the bound, so that queue () (the
+ * engine's lock held) finds one without allocating: each take () frees one slot, whose next task
+ * takes one buffer. */
+constexpr size_t kFreeAhead = 2;
 
 class DeviceTensors {
  public:
@@ -48,7 +54,8 @@ class DeviceTensors {
   /* After `slot`'s task ended, before take (): output i's dense values (host memory). */
   const void *values (int slot, size_t i) const;
   /* Output i of `slot`'s task as a buffer for its tensor: the pooled buffer itself, or, past the
-   * pool's bound, a copy (from `copy_pool` when it has one). nullptr when no memory. */
+   * pool's bound, a copy (from `copy_pool` when it has one). nullptr when no memory. Tops the pool
+   * up to kFreeAhead free buffers (src pad's task: allocating is fine there). */
   GstBuffer *take (int slot, size_t i, GstBufferPool *copy_pool);
   /* Tensors that needed a host copy (every pooled buffer held downstream). */
   guint64 copies () const { return copies_.load (std::memory_order_relaxed); }
