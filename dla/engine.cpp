@@ -425,6 +425,12 @@ void *Engine::input_ptr (int slot, int index) const
   return s && index >= 0 ? s->input_ptr (size_t (index)) : nullptr;
 }
 
+const void *Engine::output_ptr (int slot, int index) const
+{
+  const TaskSlot *s = slot_at (slot);
+  return s && index >= 0 ? s->output_ptr (size_t (index)) : nullptr;
+}
+
 const void *Engine::host_output (int slot, int index) const
 {
   const TaskSlot *s = slot_at (slot);
