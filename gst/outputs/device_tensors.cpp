@@ -124,6 +124,10 @@ bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorP
       return false;
     }
   after->skip_host_copy.assign (plans.size (), true);
+  after->what = "de-padding the raw output tensors (tensor-meta=true) after the DLA task";
+  after->fix =
+      "a replay of a graph made at start fails only through a bug or a broken CUDA context; "
+      "set tensor-meta=false to run without raw tensors, and report it";
   after->queue = [this] (int slot, const std::vector<const void *> &outputs, void *stream) {
     return queue (slot, outputs, stream);
   };
