@@ -278,7 +278,9 @@ Status Engine::submit (const Task &task, void *input_ready)
   ScopedContext scope (primary_context ());
   void *stream = q->stream ();
   int err = cudaSuccess;
-  const cudlaStatus cs = s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err);
+  bool after_failed = false;
+  const cudlaStatus cs =
+      s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
     ring->ended (local);
     --q->busy;
@@ -299,7 +301,12 @@ Status Engine::submit (const Task &task, void *input_ready)
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     wait_unlocked (lock, s->fence (stream), stream);
-    return on_cuda_error (*q, err, "queueing the DLA task");
+    if (!after_failed)
+      return on_cuda_error (*q, err, "queueing the DLA task");
+    Status st = on_cuda_error (*q, err, after_.what.c_str ());
+    if (st.code != Code::kFatal && !after_.fix.empty ())
+      st.message += ": " + after_.fix;
+    return st;
   }
   return Status::Ok ();
 }
@@ -423,6 +430,12 @@ void *Engine::input_ptr (int slot, int index) const
 {
   const TaskSlot *s = slot_at (slot);
   return s && index >= 0 ? s->input_ptr (size_t (index)) : nullptr;
+}
+
+const void *Engine::output_ptr (int slot, int index) const
+{
+  const TaskSlot *s = slot_at (slot);
+  return s && index >= 0 ? s->output_ptr (size_t (index)) : nullptr;
 }
 
 const void *Engine::host_output (int slot, int index) const

@@ -137,6 +137,9 @@ class Engine {
   /* CUDA-side pointer of a slot's input tensor; nullptr for a bad slot or index. The DLA-side
    * pointer never leaves the engine. */
   void *input_ptr (int slot, int index = 0) const;
+  /* CUDA-side pointer of a slot's output tensor (what an AfterTask gets); nullptr for a bad slot or
+   * index. */
+  const void *output_ptr (int slot, int index) const;
   /* The padded host copy of an output; nullptr for a bad slot or index, or an output the
    * AfterTask skips. */
   const void *host_output (int slot, int index) const;

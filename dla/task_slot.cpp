@@ -97,8 +97,9 @@ int TaskSlot::copy_outputs (void *stream)
 }
 
 cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_ready, const AfterTask *after,
-                             int *cuda_err)
+                             int *cuda_err, bool *after_failed)
 {
+  *after_failed = false;
   skip_ = after ? after->skip_host_copy : std::vector<bool> ();
   int err = input_ready ? stream_wait_event (stream, input_ready) : cudaSuccess;
   if (err == cudaSuccess && timed)
@@ -113,7 +114,7 @@ cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_rea
   if (err == cudaSuccess)
     err = copy_outputs (stream);
   if (err == cudaSuccess && after && after->queue)
-    err = after->queue (index_, out_cuda_ptrs_, stream);
+    *after_failed = (err = after->queue (index_, out_cuda_ptrs_, stream)) != cudaSuccess;
   if (err == cudaSuccess)
     err = record_event (end_event (), stream);
   *cuda_err = err;

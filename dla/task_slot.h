@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "dla/completion_wait.h"
@@ -35,6 +36,9 @@ struct AfterTask {
   /* Queues the work: the slot, its outputs' CUDA pointers, the stream (cudaStream_t); returns a
    * cudaError_t. Called from Engine::submit, the engine's mutex held. */
   std::function<int (int slot, const std::vector<const void *> &outputs, void *stream)> queue;
+  /* For the error when queue fails: what the work is ("<what> failed (DLA core N): <CUDA status>")
+   * and what the user can do about it (appended). */
+  std::string what = "the work after the DLA task", fix;
 };
 
 class TaskSlot {
@@ -71,9 +75,10 @@ class TaskSlot {
 
   /* The task's work on `stream` (cudaStream_t), in order: wait for `input_ready` (when given),
    * cudlaSubmitTask, the output copies (but those `after` skips), `after`'s work (when given), the
-   * end event. *cuda_err gets the CUDA status of the stream work; the return value is the submit's. */
+   * end event. *cuda_err gets the CUDA status of the stream work, *after_failed whether it is
+   * `after`'s; the return value is the submit's. */
   cudlaStatus queue (const Device &device, void *stream, void *input_ready, const AfterTask *after,
-                     int *cuda_err);
+                     int *cuda_err, bool *after_failed);
   /* The event the task's end is recorded on. */
   void *end_event () const { return timed ? done_.get () : done_untimed_.get (); }
   /* After a timed task: its DLA time into timings, its device time from submit to outputs copied

@@ -30,18 +30,15 @@ HostPool::Allocator pinned_allocator (std::shared_ptr<dla::PrimaryContext> ctx)
 bool DeviceTensors::make_slot (size_t outputs, std::string *error)
 {
   Slot s;
-  for (size_t i = 0; i < outputs; ++i) {
-    dla::DeviceBuffer d;
+  dla::Status st = dla::PinnedBuffer::Create (outputs * sizeof (void *), &s.table);
+  for (size_t i = 0; st.ok () && i < outputs; ++i) {
     dla::PinnedBuffer p;
-    dla::Status st = dla::DeviceBuffer::Create (bytes_[i], &d);
-    if (st.ok ())
-      st = dla::PinnedBuffer::Create (bytes_[i], &p);
-    if (!st.ok ()) {
-      *error = "raw tensors on the GPU: " + st.message;
-      return false;
-    }
-    s.dense.push_back (std::move (d));
-    s.spare.push_back (std::move (p));
+    if ((st = dla::PinnedBuffer::Create (bytes_[i], &p)).ok ())
+      s.spare.push_back (std::move (p));
+  }
+  if (!st.ok ()) {
+    *error = "raw tensors on the GPU: " + st.message;
+    return false;
   }
   s.host.assign (outputs, nullptr);
   s.pooled.assign (outputs, false);
@@ -49,11 +46,41 @@ bool DeviceTensors::make_slot (size_t outputs, std::string *error)
   return true;
 }
 
+cudaError_t DeviceTensors::make_graph (Slot &s, const std::vector<const void *> &outputs)
+{
+  if (s.graph && s.graph_src == outputs)
+    return cudaSuccess;
+  s.graph.reset ();
+  std::vector<depad::DeviceJob> jobs;
+  for (size_t i = 0; i < plans_.size (); ++i)
+    jobs.push_back (
+        depad::DeviceJob{plans_[i].view, outputs[i], nullptr, plans_[i].int8_scale, plans_[i].type});
+  cudaGraphExec_t g = nullptr;
+  const cudaError_t err =
+      depad::depad_graph (jobs.data (), int (jobs.size ()), static_cast<void *const *> (s.table.data ()), &g);
+  s.graph.reset (g);
+  s.graph_src = err == cudaSuccess ? outputs : std::vector<const void *> ();
+  return err;
+}
+
 bool DeviceTensors::start (dla::Engine &engine, const std::vector<TensorPlan> &plans, std::string *error)
 {
   dla::AfterTask after;
   if (!start (engine.cuda_device (), engine.num_slots (), plans, &after, error))
     return false;
+  dla::ScopedContext scope (context_->handle ());
+  for (int slot = 0; slot < engine.num_slots (); ++slot) { /* at start: not under the engine's lock */
+    std::vector<const void *> outputs;
+    for (size_t i = 0; i < plans.size (); ++i)
+      outputs.push_back (engine.output_ptr (slot, int (i)));
+    const cudaError_t err = make_graph (slots_[size_t (slot)], outputs);
+    if (err != cudaSuccess) {
+      *error = std::string ("raw tensors on the GPU: making the de-padding's CUDA graph failed: ") +
+               cudaGetErrorName (err);
+      clear ();
+      return false;
+    }
+  }
   engine.set_after_task (std::move (after));
   return true;
 }
@@ -68,6 +95,14 @@ bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorP
     *error = "raw tensors on the GPU: " + st.message;
     return false;
   }
+  int unified = 0;
+  if (cudaDeviceGetAttribute (&unified, cudaDevAttrUnifiedAddressing, cuda_device) != cudaSuccess ||
+      !unified) {
+    cudaGetLastError ();
+    *error = "raw tensors on the GPU: CUDA device " + std::to_string (cuda_device) +
+             " has no unified addressing, so the de-padding kernel cannot write pinned host memory";
+    return false;
+  }
   context_ = ctx;
   plans_ = plans;
   dla::ScopedContext scope (ctx->handle ());
@@ -75,14 +110,24 @@ bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorP
     bytes_.push_back (depad::dense_bytes (p.view, p.type));
     pools_.push_back (
         HostPool::Create (bytes_.back (), size_t (slots) + kTensorsHeldDownstream, pinned_allocator (ctx)));
+    /* Every slot's first task, and kFreeAhead more; queue () never allocates (engine's lock). */
+    if (!pools_.back ()->reserve (size_t (slots) + kFreeAhead)) {
+      *error = "raw tensors on the GPU: cudaMallocHost failed for " + std::to_string (slots + kFreeAhead) +
+               " buffers of " + std::to_string (bytes_.back ()) + " bytes";
+      clear ();
+      return false;
+    }
   }
   for (int i = 0; i < slots; ++i)
     if (!make_slot (plans.size (), error)) {
       clear ();
       return false;
     }
-  jobs_.resize (plans.size ());
   after->skip_host_copy.assign (plans.size (), true);
+  after->what = "de-padding the raw output tensors (tensor-meta=true) after the DLA task";
+  after->fix =
+      "a replay of a graph made at start fails only through a bug or a broken CUDA context; "
+      "set tensor-meta=false to run without raw tensors, and report it";
   after->queue = [this] (int slot, const std::vector<const void *> &outputs, void *stream) {
     return queue (slot, outputs, stream);
   };
@@ -102,29 +147,29 @@ void DeviceTensors::clear ()
   pools_.clear (); /* each freed with its last buffer back */
   plans_.clear ();
   bytes_.clear ();
-  jobs_.clear ();
   copies_.store (0, std::memory_order_relaxed);
   context_.reset ();
 }
 
 /* On the engine's stream, its mutex held: a pooled buffer per output (a dropped frame's is used
- * again), the kernel, the copies. */
+ * again; acquire () never allocates) into the slot's table, then one graph replay: the kernel writes
+ * every output into its buffer. The slot's previous task has ended: its kernel read the table. */
 int DeviceTensors::queue (int slot, const std::vector<const void *> &outputs, void *stream)
 {
   Slot &s = slots_[size_t (slot)];
+  auto *table = static_cast<void **> (s.table.data ());
   for (size_t i = 0; i < plans_.size (); ++i) {
     if (!s.pooled[i]) {
       void *p = pools_[i]->acquire ();
       s.pooled[i] = p != nullptr;
       s.host[i] = p ? p : s.spare[i].data ();
     }
-    jobs_[i] = depad::DeviceJob{plans_[i].view, outputs[i], s.dense[i].data (), plans_[i].int8_scale,
-                                plans_[i].type};
+    table[i] = s.host[i]; /* under unified addressing the host pointer is the device's */
   }
-  auto *strm = static_cast<cudaStream_t> (stream);
-  cudaError_t err = depad::depad_device (jobs_.data (), int (jobs_.size ()), strm);
-  for (size_t i = 0; err == cudaSuccess && i < plans_.size (); ++i)
-    err = cudaMemcpyAsync (s.host[i], s.dense[i].data (), bytes_[i], cudaMemcpyDeviceToHost, strm);
+  cudaError_t err = make_graph (s, outputs); /* nothing to do after start () with an engine */
+  if (err == cudaSuccess &&
+      (err = cudaGraphLaunch (s.graph.get (), static_cast<cudaStream_t> (stream))) != cudaSuccess)
+    cudaGetLastError ();
   return err;
 }
 
@@ -146,8 +191,10 @@ GstBuffer *DeviceTensors::take (int slot, size_t i, GstBufferPool *copy_pool)
     s.pooled[i] = false;
     GstBuffer *buf = gst_buffer_new ();
     gst_buffer_append_memory (buf, pools_[i]->wrap (data));
+    pools_[i]->top_up (kFreeAhead); /* here, not under the engine's lock; a failure: copies later */
     return buf;
   }
+  pools_[i]->top_up (kFreeAhead);
   copies_.fetch_add (1, std::memory_order_relaxed);
   GstBuffer *out = nullptr;
   if (!copy_pool || gst_buffer_pool_acquire_buffer (copy_pool, &out, nullptr) != GST_FLOW_OK)

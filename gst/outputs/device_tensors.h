@@ -1,10 +1,11 @@
 /* gst-dlainfer: the raw tensors' device path (tensor-meta=true; docs/tensors.md 4). After each task,
- * on the engine's stream (dla::AfterTask): one kernel de-pads every output into a device buffer of
- * the slot's (kernels/depad_device.h), then one copy per output brings the dense values into a
- * pinned host buffer of a HostPool, which becomes the GstTensor's data without a host copy. The
- * engine's padded host copies are left out: one device-to-host copy per output. When downstream
- * holds every buffer a pool may have, the task's copy goes to the slot's spare buffer and the
- * tensor gets a host copy of it (counted: copies ()). */
+ * on the engine's stream (dla::AfterTask): one replay of the slot's CUDA graph, whose kernel de-pads
+ * every output (kernels/depad_device.h) straight into a pinned host buffer of a HostPool (the
+ * kernel writes host memory: the one device-to-host transfer per output, no copy queued), which
+ * becomes the GstTensor's data without a host copy. The engine's padded host copies are left out.
+ * When downstream holds every buffer a pool may have, the kernel writes to the slot's spare buffer
+ * and the tensor gets a host copy of it (counted: copies ()). Pinned memory is allocated at start
+ * and by take (), never under the engine's lock. */
 #pragma once
 
 #include <gst/gst.h>
@@ -25,6 +26,11 @@ namespace dlainfer {
 
 /* Pooled buffers per output beyond one per slot: the frames downstream may hold (a queue). */
 constexpr size_t kTensorsHeldDownstream = 16;
+/* Pooled buffers per output kept free ahead of the tasks: reserved at start beyond one per slot,
+ * and topped up by take () (the src pad's task) while below the bound, so that queue () (the
+ * engine's lock held) finds one without allocating: each take () frees one slot, whose next task
+ * takes one buffer. */
+constexpr size_t kFreeAhead = 2;
 
 class DeviceTensors {
  public:
@@ -33,11 +39,12 @@ class DeviceTensors {
   DeviceTensors (const DeviceTensors &) = delete;
   DeviceTensors &operator= (const DeviceTensors &) = delete;
 
-  /* Allocates the slots' buffers and installs the engine's AfterTask for `plans` (every output of
-   * the engine, in order). False with *error when CUDA memory cannot be had: nothing installed. */
+  /* Allocates the slots' buffers, makes their graphs and installs the engine's AfterTask for `plans`
+   * (every output of the engine, in order). False with *error when CUDA memory or graphs cannot be
+   * had, or the device has no unified addressing: nothing installed. */
   bool start (dla::Engine &engine, const std::vector<TensorPlan> &plans, std::string *error);
   /* The same for `slots` slots of CUDA device `cuda_device`, the AfterTask given to the caller to
-   * install (benchmarks drive it without an engine). */
+   * install (benchmarks drive it without an engine); a slot's graph is made at its first task. */
   bool start (int cuda_device, int slots, const std::vector<TensorPlan> &plans, dla::AfterTask *after,
               std::string *error);
   /* Frees what start () made; the engine is gone or runs no task with the AfterTask any more.
@@ -48,27 +55,34 @@ class DeviceTensors {
   /* After `slot`'s task ended, before take (): output i's dense values (host memory). */
   const void *values (int slot, size_t i) const;
   /* Output i of `slot`'s task as a buffer for its tensor: the pooled buffer itself, or, past the
-   * pool's bound, a copy (from `copy_pool` when it has one). nullptr when no memory. */
+   * pool's bound, a copy (from `copy_pool` when it has one). nullptr when no memory. Tops the pool
+   * up to kFreeAhead free buffers (src pad's task: allocating is fine there). */
   GstBuffer *take (int slot, size_t i, GstBufferPool *copy_pool);
   /* Tensors that needed a host copy (every pooled buffer held downstream). */
   guint64 copies () const { return copies_.load (std::memory_order_relaxed); }
 
  private:
+  struct GraphFree {
+    void operator() (cudaGraphExec_t g) const { cudaGraphExecDestroy (g); }
+  };
   struct Slot {
-    std::vector<dla::DeviceBuffer> dense; /* the kernel's output, per output */
-    std::vector<dla::PinnedBuffer> spare; /* the copy's target past the pool's bound */
-    std::vector<void *> host;             /* where the last task's copy went */
-    std::vector<bool> pooled;             /* host[i] is a pool's (else spare[i]'s) */
+    std::vector<dla::PinnedBuffer> spare; /* the kernel's target past the pool's bound */
+    dla::PinnedBuffer table;              /* host[], as the graph's kernel reads it (mapped) */
+    std::unique_ptr<CUgraphExec_st, GraphFree> graph;
+    std::vector<const void *> graph_src; /* the outputs the graph reads */
+    std::vector<void *> host;            /* where the last task's values went */
+    std::vector<bool> pooled;            /* host[i] is a pool's (else spare[i]'s) */
   };
   int queue (int slot, const std::vector<const void *> &outputs, void *stream);
   bool make_slot (size_t outputs, std::string *error);
+  /* The slot's graph for these outputs, made when it has none for them; the CUDA status. */
+  cudaError_t make_graph (Slot &s, const std::vector<const void *> &outputs);
 
   std::shared_ptr<dla::PrimaryContext> context_; /* outlives every pinned buffer */
   std::vector<TensorPlan> plans_;
   std::vector<size_t> bytes_; /* dense bytes per output */
   std::vector<std::shared_ptr<HostPool>> pools_;
   std::vector<Slot> slots_;
-  std::vector<depad::DeviceJob> jobs_;
   std::atomic<guint64> copies_{0};
 };
 

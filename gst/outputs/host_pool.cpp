@@ -1,5 +1,7 @@
 #include "gst/outputs/host_pool.h"
 
+#include <algorithm>
+
 namespace dlainfer {
 
 std::shared_ptr<HostPool> HostPool::Create (size_t size, size_t max_buffers, Allocator allocator)
@@ -19,18 +21,51 @@ HostPool::~HostPool ()
     allocator_.free (p);
 }
 
+bool HostPool::grow (size_t n)
+{
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    n = std::min (n, max_ - allocated_);
+    allocated_ += n; /* claimed: a concurrent grow stays within the bound */
+  }
+  std::vector<void *> made;
+  made.reserve (n);
+  for (size_t i = 0; i < n; ++i)
+    if (void *p = allocator_.alloc (size_))
+      made.push_back (p);
+  std::lock_guard<std::mutex> lock (mutex_);
+  allocated_ -= n - made.size ();
+  free_.insert (free_.end (), made.begin (), made.end ());
+  return made.size () == n;
+}
+
+bool HostPool::reserve (size_t count)
+{
+  size_t n;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    n = count > allocated_ ? count - allocated_ : 0;
+  }
+  return grow (n);
+}
+
+bool HostPool::top_up (size_t free)
+{
+  size_t n;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    n = free > free_.size () ? free - free_.size () : 0;
+  }
+  return grow (n);
+}
+
 void *HostPool::acquire ()
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  if (!free_.empty ()) {
-    void *p = free_.back ();
-    free_.pop_back ();
-    return p;
-  }
-  if (allocated_ >= max_)
+  if (free_.empty ())
     return nullptr;
-  void *p = allocator_.alloc (size_);
-  allocated_ += p != nullptr;
+  void *p = free_.back ();
+  free_.pop_back ();
   return p;
 }
 

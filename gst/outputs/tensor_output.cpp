@@ -137,10 +137,10 @@ void TensorOutput::attach_values (GstBuffer *buf, const std::vector<GstBuffer *>
     GstBuffer *data = values[i];
     if (!data)
       continue;
-    std::vector<gsize> dims = p.dims; /* the API takes them non-const */
+    /* The API takes the dims non-const and copies them: no copy of ours per frame. */
     tensors[n++] = gst_tensor_new_simple (
         p.id, p.type == depad::Type::kFloat16 ? GST_TENSOR_DATA_TYPE_FLOAT16 : GST_TENSOR_DATA_TYPE_FLOAT32,
-        data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims.size (), dims.data ());
+        data, GST_TENSOR_DIM_ORDER_ROW_MAJOR, p.dims.size (), const_cast<gsize *> (p.dims.data ()));
   }
   gst_tensor_meta_set (meta ? meta : gst_buffer_add_tensor_meta (buf), n, tensors);
 }

@@ -526,6 +526,36 @@ TEST (EngineLifetime, DescribeForModelInfo)
   EXPECT_NE (e->primary_context (), nullptr);
 }
 
+/* An AfterTask whose work cannot be queued (the raw tensors' de-padding, docs/tensors.md 4): the
+ * submit fails naming that work, its CUDA status and its fix, not the DLA task; not fatal. */
+TEST (EngineFlow, AfterTaskFailureNamesItsWork)
+{
+  REQUIRE_MODEL ("colours");
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e).ok ());
+  int calls = 0;
+  dla::AfterTask after;
+  after.skip_host_copy = {true};
+  after.what = "the test's work";
+  after.fix = "the test's fix";
+  after.queue = [&calls] (int, const std::vector<const void *> &outputs, void *) {
+    ++calls;
+    return int (outputs.size () == 1 && outputs[0] ? cudaErrorInvalidValue : cudaErrorUnknown);
+  };
+  e->set_after_task (after);
+  dla::Task task;
+  ASSERT_TRUE (e->acquire (&task).ok ());
+  const dla::Status st = e->submit (task, nullptr);
+  EXPECT_EQ (calls, 1);
+  EXPECT_EQ (st.code, dla::Code::kRuntime) << st.message;
+  EXPECT_NE (st.message.find ("the test's work failed (DLA core 0): cudaErrorInvalidValue"),
+             std::string::npos)
+      << st.message;
+  EXPECT_NE (st.message.find ("the test's fix"), std::string::npos) << st.message;
+  EXPECT_EQ (st.message.find ("queueing the DLA task"), std::string::npos) << st.message;
+  EXPECT_FALSE (e->failed ()) << "a refused launch is no fault of the process";
+}
+
 /* Faults injected by swdla (tests/swdla/README.md): each reaches the caller with name and number. */
 class Faults : public testing::Test {
  protected:

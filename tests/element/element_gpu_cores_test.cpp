@@ -3,7 +3,8 @@
  * gives both work and names, per frame, the core that produced the result, consistently with
  * swdla's counts and `stats`; a single core number sends everything there; a core that refuses the
  * handle or the loadable fails the start naming the core and the status; frames leave in input
- * order with their own results under jittered service, a submit cost and a per-handle queue limit. */
+ * order with their own results under jittered service, a submit cost and a per-handle queue limit;
+ * with tensor-meta, each frame's raw tensor is its own on either core. */
 #include <gst/check/gstharness.h>
 
 #include <algorithm>
@@ -256,6 +257,69 @@ TEST_F (Cores, OrderAndResultsUnderJitter)
     if (HasFailure ())
       return;
   }
+}
+
+/* stats' tensor-copies (tensors copied because downstream held every pooled buffer). */
+guint64 tensor_copies (GstHarness *h)
+{
+  const Infer infer (h);
+  GstStructure *s = nullptr;
+  if (infer.e)
+    g_object_get (infer.e, "stats", &s, nullptr);
+  guint64 n = 0;
+  EXPECT_TRUE (s && gst_structure_get_uint64 (s, "tensor-copies", &n)) << "stats has no tensor-copies";
+  if (s)
+    gst_structure_free (s);
+  return n;
+}
+
+/* tensor-meta with dla-core=-1 (docs/tensors.md 4): each frame's tensor is its own colour's (a
+ * reference run on one core, a frame at a time), whichever core ran it, under jittered service.
+ * The first 32 are held downstream, past the pools' bound (2 cores x 4 + 16 = 24): they keep their
+ * values (no buffer still downstream is written again: later frames go to the slots' spare
+ * buffers and are copied), and once they are back the pools serve again (few copies). */
+TEST_F (Cores, TensorMetaOnEveryCore)
+{
+  const std::vector<std::vector<float>> want =
+      colour_tensors ("model=" + model ("colours") + " dla-core=0 max-in-flight=1", kW, kH);
+  ASSERT_EQ (want.size (), 8u);
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "300"}, {"SWDLA_SERVICE_JITTER_PCT", "80"}, {"SWDLA_SEED", "7"}});
+  GstHarness *h = harness ("dla-core=-1 max-in-flight=4 tensor-meta=true");
+  constexpr guint64 kHeld = 32, kFrames = 64;
+  std::vector<GstBuffer *> held;
+  std::map<int, int> cores;
+  guint64 out = 0;
+  auto check = [&] (GstBuffer *b) {
+    const guint64 i = out++;
+    EXPECT_EQ (GST_BUFFER_OFFSET (b), i) << "out of order";
+    EXPECT_TRUE (same_tensor (tensor_values (b), want[i % 8]))
+        << "frame " << i << ", " << kColours[i % 8].name;
+    ++cores[result_of (b).dla_core];
+    held.push_back (b);
+    if (i >= kHeld - 1) {
+      for (size_t k = 0; k < held.size (); ++k) /* still their own after the later frames ran */
+        EXPECT_TRUE (same_tensor (tensor_values (held[k]), want[(i + 1 - held.size () + k) % 8]))
+            << "held frame " << i + 1 - held.size () + k << " was written again";
+      for (GstBuffer *x : held)
+        gst_buffer_unref (x);
+      held.clear ();
+    }
+  };
+  for (guint64 i = 0; i < kFrames && !HasFailure (); ++i) {
+    EXPECT_EQ (gst_harness_push (h, coloured_frame (i, kW, kH)), GST_FLOW_OK) << "frame " << i;
+    while (GstBuffer *b = gst_harness_try_pull (h))
+      check (b);
+  }
+  while (out < kFrames && !HasFailure ()) {
+    GstBuffer *b = gst_harness_pull (h);
+    ASSERT_NE (b, nullptr) << "frame " << out << " did not come out";
+    check (b);
+  }
+  const guint64 copies = tensor_copies (h);
+  gst_harness_teardown (h);
+  EXPECT_EQ (cores.size (), 2u) << "one core did all the work";
+  EXPECT_GT (copies, 0u) << "32 held never went past the pools' bound of 24";
+  EXPECT_LT (copies, kHeld) << "the pools did not serve again once the held tensors were back";
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
  * model-defining settings that differ are refused naming both elements; several streams sharing
  * keep their order and their own results; a sharer joining and leaving 100 times leaves the others
  * running at rate; 16 engines on a core work and the 17th is refused naming the limit and
- * model-instance-id; a 911 fails every sharer (its own variant: it poisons the process). */
+ * model-instance-id; with tensor-meta each sharer's frames carry their own raw tensors; a 911 fails
+ * every sharer (its own variant: it poisons the process). */
 #include <gst/check/gstharness.h>
 
 #include <algorithm>
@@ -52,26 +53,33 @@ std::string first_of (const std::string &id)
 }
 
 /* `n` frames through `h`, each pulled before the next is pushed but `ahead` kept in flight: in
- * input order, each with its own colour's result from element `name`. Returns frames checked. */
+ * input order, each with its own colour's result from element `name` (frame i: colour i + shift),
+ * and its colour's raw tensor when `tensors` (colour_tensors ()) are given. Returns frames checked. */
 using Clock = std::chrono::steady_clock;
+using ColourTensors = std::vector<std::vector<float>>;
 
 int run (GstHarness *h, const std::string &name, int n, const std::atomic<bool> *stop = nullptr,
-         int ahead = 3, std::vector<Clock::time_point> *times = nullptr)
+         int ahead = 3, std::vector<Clock::time_point> *times = nullptr,
+         const ColourTensors *tensors = nullptr, int shift = 0)
 {
   int in = 0, out = 0;
   auto check = [&] (GstBuffer *b) {
     if (times)
       times->push_back (Clock::now ());
-    EXPECT_EQ (GST_BUFFER_OFFSET (b), guint64 (out)) << name << ": out of order";
+    const guint64 colour = guint64 (out + shift) % 8;
+    EXPECT_EQ (GST_BUFFER_OFFSET (b), guint64 (out + shift)) << name << ": out of order";
     const Result r = result_of (b, name);
     EXPECT_TRUE (r.found) << name << ": frame " << out << " has no result";
     if (r.found)
-      EXPECT_EQ (r.labels[0], kColours[out % 8].name) << name << ": frame " << out << " has another's result";
+      EXPECT_EQ (r.labels[0], kColours[colour].name) << name << ": frame " << out << " has another's result";
+    if (tensors)
+      EXPECT_TRUE (same_tensor (tensor_values (b), (*tensors)[colour]))
+          << name << ": frame " << out << " has another's tensor";
     gst_buffer_unref (b);
     ++out;
   };
   while ((stop ? !stop->load () : in < n) && !testing::Test::HasFailure ()) {
-    if (gst_harness_push (h, coloured_frame (guint64 (in), kW, kH)) != GST_FLOW_OK) {
+    if (gst_harness_push (h, coloured_frame (guint64 (in + shift), kW, kH)) != GST_FLOW_OK) {
       ADD_FAILURE () << name << ": push of frame " << in << " refused";
       break;
     }
@@ -166,6 +174,34 @@ TEST_F (Share, SeveralStreamsKeepOrderAndResults)
     t.join ();
   for (size_t i = 0; i < hs.size (); ++i) {
     EXPECT_EQ (done[i], 150) << "s" << i;
+    gst_harness_teardown (hs[i]);
+  }
+}
+
+/* tensor-meta on two sharers of one model over two cores (docs/tensors.md 4: each sharer's own
+ * AfterTask, under the model's shared lock), at once, with a third sharer without it: each frame's
+ * tensor is its own colour's (the two run colours four apart, so a tensor from the other sharer's
+ * frame shows), and the third's results are unchanged. */
+TEST_F (Share, TensorMetaPerSharer)
+{
+  const ColourTensors want =
+      colour_tensors ("model=" + model ("colours") + " dla-core=0 max-in-flight=1", kW, kH);
+  ASSERT_EQ (want.size (), 8u);
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "300"}, {"SWDLA_SERVICE_JITTER_PCT", "80"}});
+  std::vector<GstHarness *> hs = {sharer ("t0", first_of ("tensors") + " tensor-meta=true max-in-flight=3"),
+                                  sharer ("t1", "model-instance-id=tensors tensor-meta=true max-in-flight=2"),
+                                  sharer ("t2", "model-instance-id=tensors")};
+  std::vector<int> done (hs.size ());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < hs.size (); ++i)
+    threads.emplace_back ([&, i] () {
+      done[i] = run (hs[i], "t" + std::to_string (i), 96, nullptr, 3, nullptr, i < 2 ? &want : nullptr,
+                     int (4 * i));
+    });
+  for (std::thread &t : threads)
+    t.join ();
+  for (size_t i = 0; i < hs.size (); ++i) {
+    EXPECT_EQ (done[i], 96) << "t" << i;
     gst_harness_teardown (hs[i]);
   }
 }

@@ -40,27 +40,6 @@ struct Tensor {
   std::vector<float> values;
 };
 
-std::vector<float> widen (GstBuffer *data, bool fp16)
-{
-  std::vector<float> out;
-  GstMapInfo map;
-  if (!gst_buffer_map (data, &map, GST_MAP_READ))
-    return out;
-  const size_t n = map.size / (fp16 ? 2 : 4);
-  out.resize (n);
-  for (size_t i = 0; i < n; ++i) {
-    if (fp16) {
-      uint16_t h;
-      memcpy (&h, map.data + 2 * i, 2);
-      out[i] = tensor::half_to_float (h);
-    } else {
-      memcpy (&out[i], map.data + 4 * i, 4);
-    }
-  }
-  gst_buffer_unmap (data, &map);
-  return out;
-}
-
 /* Tensor 0 of the buffer's tensor meta (upstream's on >= 1.26, the library's before). */
 Tensor tensor_of (GstBuffer *buf, size_t *count)
 {
@@ -79,7 +58,7 @@ Tensor tensor_of (GstBuffer *buf, size_t *count)
   EXPECT_EQ (g->layout, GST_TENSOR_LAYOUT_CONTIGUOUS);
   t.row_major = g->dims_order == GST_TENSOR_DIM_ORDER_ROW_MAJOR;
   t.dims.assign (g->dims, g->dims + g->num_dims);
-  t.values = widen (g->data, t.fp16);
+  t.values = tensor_floats (g->data, t.fp16);
 #else
   GstDlaTensorMeta *m = gst_buffer_get_dla_tensor_meta (buf);
   if (!m || gst_dla_tensor_meta_get_n_tensors (m) == 0)
@@ -91,7 +70,7 @@ Tensor tensor_of (GstBuffer *buf, size_t *count)
   gsize n = 0;
   const gsize *d = gst_dla_tensor_meta_get_dims (m, 0, &n);
   t.dims.assign (d, d + n);
-  t.values = widen (gst_dla_tensor_meta_get_data (m, 0), t.fp16);
+  t.values = tensor_floats (gst_dla_tensor_meta_get_data (m, 0), t.fp16);
 #endif
   t.found = true;
   return t;

@@ -1,6 +1,18 @@
-#include "gpu_support.h"
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 
+#include <cmath>
 #include <cstring>
+
+#include "gpu_support.h"
+#include "gst/meta/gstdlatensormeta.h"
+#include "kernels/numeric.h"
+
+#if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
+#include <gst/analytics/analytics.h>
+#define UPSTREAM_TENSORS 1
+#endif
 
 namespace element_gpu {
 
@@ -222,6 +234,85 @@ GstCudaContext *element_context (GstElement *element)
   gst_object_unref (pad);
   gst_query_unref (q);
   return ctx;
+}
+
+}  // namespace element_gpu
+
+namespace element_gpu {
+
+std::vector<float> tensor_floats (GstBuffer *data, bool fp16)
+{
+  std::vector<float> out;
+  GstMapInfo map;
+  if (!gst_buffer_map (data, &map, GST_MAP_READ))
+    return out;
+  const size_t n = map.size / (fp16 ? 2 : 4);
+  out.resize (n);
+  for (size_t i = 0; i < n; ++i) {
+    if (fp16) {
+      uint16_t h;
+      memcpy (&h, map.data + 2 * i, 2);
+      out[i] = tensor::half_to_float (h);
+    } else {
+      memcpy (&out[i], map.data + 4 * i, 4);
+    }
+  }
+  gst_buffer_unmap (data, &map);
+  return out;
+}
+
+std::vector<float> tensor_values (GstBuffer *buf)
+{
+#ifdef UPSTREAM_TENSORS
+  GstTensorMeta *m = gst_buffer_get_tensor_meta (buf);
+  if (!m || m->num_tensors == 0)
+    return {};
+  const GstTensor *t = gst_tensor_meta_get (m, 0);
+  return tensor_floats (t->data, t->data_type == GST_TENSOR_DATA_TYPE_FLOAT16);
+#else
+  GstDlaTensorMeta *m = gst_buffer_get_dla_tensor_meta (buf);
+  if (!m || gst_dla_tensor_meta_get_n_tensors (m) == 0)
+    return {};
+  return tensor_floats (gst_dla_tensor_meta_get_data (m, 0),
+                        gst_dla_tensor_meta_get_data_type (m, 0) == GST_DLA_TENSOR_DATA_TYPE_FLOAT16);
+#endif
+}
+
+std::vector<std::vector<float>> colour_tensors (const std::string &props, int w, int h)
+{
+  Pipeline p ("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string (w) +
+              ",height=" + std::to_string (h) + ",framerate=30/1 ! dlainfer " + props +
+              " tensor-meta=true ! appsink name=sink sync=false");
+  std::vector<std::vector<float>> out;
+  if (!p.play ()) {
+    ADD_FAILURE () << "the reference pipeline did not start: " << props;
+    return {};
+  }
+  for (guint64 i = 0; i < 8; ++i) {
+    GstSample *s = p.push (coloured_frame (i, w, h)) ? p.pull () : nullptr;
+    if (!s) {
+      ADD_FAILURE () << "no reference tensor for " << kColours[i].name;
+      return {};
+    }
+    out.push_back (tensor_values (gst_sample_get_buffer (s)));
+    gst_sample_unref (s);
+    if (out.back ().empty ()) {
+      ADD_FAILURE () << "the reference frame of " << kColours[i].name << " has no tensor";
+      return {};
+    }
+  }
+  p.stop ();
+  return out;
+}
+
+::testing::AssertionResult same_tensor (const std::vector<float> &got, const std::vector<float> &want)
+{
+  if (got.size () != want.size ())
+    return ::testing::AssertionFailure () << got.size () << " values, expected " << want.size ();
+  for (size_t i = 0; i < got.size (); ++i)
+    if (!(std::fabs (got[i] - want[i]) <= 1e-5f + 1e-5f * std::fabs (want[i])))
+      return ::testing::AssertionFailure () << "value " << i << " is " << got[i] << ", expected " << want[i];
+  return ::testing::AssertionSuccess ();
 }
 
 }  // namespace element_gpu

@@ -124,6 +124,17 @@ inline GstBuffer *coloured_frame (guint64 i, int w, int h)
   return buf;
 }
 
+/* A tensor's data as floats (FLOAT16 widened exactly). */
+std::vector<float> tensor_floats (GstBuffer *data, bool fp16);
+/* The values of the first raw tensor (tensor-meta=true) on `buf` (upstream's GstTensorMeta on
+ * >= 1.26, the library's GstDlaTensorMeta before); empty when none. */
+std::vector<float> tensor_values (GstBuffer *buf);
+/* The raw tensor of each colour of kColours through `dlainfer <props>` (tensor-meta=true added),
+ * one w x h frame at a time: what each frame's tensor must equal. Empty (and a failure) on error. */
+std::vector<std::vector<float>> colour_tensors (const std::string &props, int w, int h);
+/* Whether `got` is `want` (swdla's executor is deterministic: a tolerance of float rounding only). */
+::testing::AssertionResult same_tensor (const std::vector<float> &got, const std::vector<float> &want);
+
 /* Runs `desc` to PAUSED and returns the first error (the pipeline ends in NULL). */
 BusError start_error (const std::string &desc);
 

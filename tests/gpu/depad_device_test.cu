@@ -1,9 +1,11 @@
 /* The GPU de-padding (kernels/depad_device.h) equals the host reference (host/depad.cpp) bit for
  * bit: every DLA layout and type, FLOAT32 and FLOAT16 out, odd sizes, a class vector whose pad
- * lanes are left out, a 1x1x1 edge, and several outputs in one launch. */
+ * lanes are left out, a 1x1x1 edge, several outputs in one launch, and the graph the element
+ * replays, writing pinned host memory through a table. */
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -156,6 +158,73 @@ TEST (DepadDeviceJobs, ManyOutputsInOneCall)
   const auto got = run_device (jobs, tensors);
   for (size_t i = 0; i < jobs.size (); ++i)
     EXPECT_EQ (got[i], run_host (jobs[i], tensors[i])) << "output " << i;
+}
+
+template <typename T>
+struct PinnedMem {
+  T *p = nullptr;
+  explicit PinnedMem (size_t count)
+  {
+    EXPECT_EQ (cudaMallocHost (&p, sizeof (T) * (count ? count : 1)), cudaSuccess);
+  }
+  ~PinnedMem () { cudaFreeHost (p); }
+};
+
+/* The element's path (gst/outputs/device_tensors.cpp): the jobs as a graph (two kernel nodes: more
+ * outputs than one takes) writing pinned host memory through a pinned table. Replayed twice, with
+ * other destinations and other source values: each replay reads the table and the sources when it
+ * runs, writes only the destinations named, and equals the host reference. */
+TEST (DepadDeviceJobs, GraphWritesHostMemoryThroughTheTable)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
+    GTEST_SKIP () << "no CUDA device";
+  const int count = depad::kMaxDeviceJobs + 2;
+  std::vector<depad::DeviceJob> jobs (count);
+  std::vector<std::unique_ptr<DeviceMem<uint8_t>>> src;
+  std::vector<std::unique_ptr<PinnedMem<uint8_t>>> dst[2];
+  for (int i = 0; i < count; ++i) {
+    depad::DeviceJob &j = jobs[size_t (i)];
+    ASSERT_TRUE (tensor::make_view (i % 2 ? Layout::kChw32 : Layout::kChw16,
+                                    i % 2 ? ElemType::kInt8 : ElemType::kFp16, 1, 20 + 37 * i, 1 + i % 3, 5,
+                                    &j.view));
+    j.int8_scale = 0.25f * float (i + 1);
+    j.type = i % 3 ? depad::Type::kFloat32 : depad::Type::kFloat16;
+    src.emplace_back (new DeviceMem<uint8_t> (size_t (j.view.size)));
+    j.src = src.back ()->p;
+    for (auto &d : dst)
+      d.emplace_back (new PinnedMem<uint8_t> (depad::dense_bytes (j.view, j.type)));
+  }
+  PinnedMem<void *> table{size_t (count)};
+  cudaGraphExec_t graph = nullptr;
+  ASSERT_EQ (depad::depad_graph (jobs.data (), count, table.p, &graph), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::vector<uint8_t>> tensors;
+    for (int i = 0; i < count; ++i) {
+      tensors.push_back (padded_tensor (jobs[size_t (i)].view, uint32_t (100 * round + i)));
+      ASSERT_EQ (cudaMemcpy (src[size_t (i)]->p, tensors.back ().data (), tensors.back ().size (),
+                             cudaMemcpyHostToDevice),
+                 cudaSuccess);
+      const size_t bytes = depad::dense_bytes (jobs[size_t (i)].view, jobs[size_t (i)].type);
+      std::memset (dst[0][size_t (i)]->p, 0xab, bytes); /* round 1 must leave round 0's alone */
+      std::memset (dst[1][size_t (i)]->p, 0xab, bytes);
+      table.p[i] = dst[round][size_t (i)]->p;
+    }
+    ASSERT_EQ (cudaGraphLaunch (graph, stream), cudaSuccess);
+    ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
+    for (int i = 0; i < count; ++i) {
+      const depad::DeviceJob &j = jobs[size_t (i)];
+      const std::vector<uint8_t> want = run_host (j, tensors[size_t (i)]);
+      const uint8_t *got = dst[round][size_t (i)]->p, *other = dst[1 - round][size_t (i)]->p;
+      EXPECT_EQ (std::memcmp (got, want.data (), want.size ()), 0) << "round " << round << ", output " << i;
+      EXPECT_TRUE (std::all_of (other, other + want.size (), [] (uint8_t b) { return b == 0xab; }))
+          << "round " << round << " wrote the other destination of output " << i;
+    }
+  }
+  cudaStreamDestroy (stream);
+  cudaGraphExecDestroy (graph);
 }
 
 }  // namespace
