@@ -70,11 +70,13 @@ int run (GstHarness *h, const std::string &name, int n, const std::atomic<bool> 
     EXPECT_EQ (GST_BUFFER_OFFSET (b), guint64 (out + shift)) << name << ": out of order";
     const Result r = result_of (b, name);
     EXPECT_TRUE (r.found) << name << ": frame " << out << " has no result";
-    if (r.found)
+    if (r.found) {
       EXPECT_EQ (r.labels[0], kColours[colour].name) << name << ": frame " << out << " has another's result";
-    if (tensors)
+    }
+    if (tensors) {
       EXPECT_TRUE (same_tensor (tensor_values (b), (*tensors)[colour]))
           << name << ": frame " << out << " has another's tensor";
+    }
     gst_buffer_unref (b);
     ++out;
   };
