@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gst/objects/object_output.h"
+#include "gst/objects/plain_values.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
@@ -37,27 +38,21 @@ const Fields &fields ()
   return f;
 }
 
-/* A field taking a value of `type` set by `set` (strings: interned, they never go away, and a copy
- * of the structure shares them). */
-template <typename Set>
-void take (GstStructure *s, GQuark field, GType type, Set set)
+using namespace plain_values;
+
+void take (GstStructure *s, GQuark field, GValue v)
 {
-  GValue v = G_VALUE_INIT;
-  g_value_init (&v, type);
-  set (&v);
   gst_structure_id_take_value (s, field, &v);
 }
 
 /* An array value of the result's top-k, one field of each entry. */
-template <typename Fill>
-void set_array (GstStructure *s, GQuark field, GType type, const ObjectResult &r, Fill fill)
+template <typename Make>
+void set_array (GstStructure *s, GQuark field, const ObjectResult &r, Make make)
 {
   GValue array = G_VALUE_INIT;
   gst_value_array_init (&array, r.n_top);
   for (uint32_t i = 0; i < r.n_top; ++i) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, type);
-    fill (&v, r.top[i]);
+    GValue v = make (r.top[i]);
     gst_value_array_append_and_take_value (&array, &v);
   }
   gst_structure_id_take_value (s, field, &array);
@@ -68,18 +63,15 @@ const char *label_of (const ClassScore &c)
   return c.label ? g_quark_to_string (c.label) : "";
 }
 
+/* The ids, labels and confidences (doubles in the parameter, as DL Streamer's; floats in the
+ * message). */
+template <typename Confidence>
 void set_top_k (GstStructure *s, const ObjectResult &r, GQuark ids, GQuark labels, GQuark confidences,
-                GType confidence_type)
+                Confidence confidence)
 {
-  set_array (s, ids, G_TYPE_INT, r, [] (GValue *v, const ClassScore &c) { g_value_set_int (v, c.class_id); });
-  set_array (s, labels, G_TYPE_STRING, r,
-             [] (GValue *v, const ClassScore &c) { g_value_set_interned_string (v, label_of (c)); });
-  set_array (s, confidences, confidence_type, r, [confidence_type] (GValue *v, const ClassScore &c) {
-    if (confidence_type == G_TYPE_DOUBLE)
-      g_value_set_double (v, c.confidence);
-    else
-      g_value_set_float (v, c.confidence);
-  });
+  set_array (s, ids, r, [] (const ClassScore &c) { return int_value (c.class_id); });
+  set_array (s, labels, r, [] (const ClassScore &c) { return interned_string_value (label_of (c)); });
+  set_array (s, confidences, r, [&] (const ClassScore &c) { return confidence (c.confidence); });
 }
 
 /* The meta's own list: an earlier structure of this name (an element run twice) is replaced. */
@@ -130,18 +122,15 @@ GstStructure *object_param_structure (const FrameObject &o, const OutputNames &n
   const Fields &f = fields ();
   const ObjectResult &r = o.result;
   GstStructure *s = gst_structure_new_id_empty (names.attribute);
-  take (s, f.label, G_TYPE_STRING,
-        [&] (GValue *v) { g_value_set_interned_string (v, label_of (r.best ())); });
-  take (s, f.label_id, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, r.best ().class_id); });
-  take (s, f.confidence, G_TYPE_DOUBLE, [&] (GValue *v) { g_value_set_double (v, r.best ().confidence); });
-  take (s, f.model_name, G_TYPE_STRING,
-        [&] (GValue *v) { g_value_set_interned_string (v, names.model_name); });
-  take (s, f.layer_name, G_TYPE_STRING,
-        [&] (GValue *v) { g_value_set_interned_string (v, names.layer_name); });
-  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
-  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
-  take (s, f.backend, G_TYPE_STRING, [&] (GValue *v) { g_value_set_interned_string (v, names.backend); });
-  set_top_k (s, r, f.label_ids, f.labels, f.confidences, G_TYPE_DOUBLE);
+  take (s, f.label, interned_string_value (label_of (r.best ())));
+  take (s, f.label_id, int_value (r.best ().class_id));
+  take (s, f.confidence, double_value (r.best ().confidence));
+  take (s, f.model_name, interned_string_value (names.model_name));
+  take (s, f.layer_name, interned_string_value (names.layer_name));
+  take (s, f.carried, boolean_value (!o.classify));
+  take (s, f.age, uint_value (o.age));
+  take (s, f.backend, interned_string_value (names.backend));
+  set_top_k (s, r, f.label_ids, f.labels, f.confidences, [] (float c) { return double_value (c); });
   return s;
 }
 
@@ -166,13 +155,13 @@ GstStructure *object_message_entry (const FrameObject &o)
   const std::pair<GQuark, int64_t> box[] = {
       {f.x, o.box.x}, {f.y, o.box.y}, {f.width, o.box.width}, {f.height, o.box.height}};
   for (const auto &b : box)
-    take (s, b.first, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, gint (b.second)); });
-  take (s, f.tracking_id, G_TYPE_UINT64,
-        [&] (GValue *v) { g_value_set_uint64 (v, o.source.tracked ? o.source.tracking_id : 0); });
-  take (s, f.carried, G_TYPE_BOOLEAN, [&] (GValue *v) { g_value_set_boolean (v, !o.classify); });
-  take (s, f.age, G_TYPE_UINT, [&] (GValue *v) { g_value_set_uint (v, o.age); });
-  take (s, f.dla_core, G_TYPE_INT, [&] (GValue *v) { g_value_set_int (v, o.dla_core); });
-  set_top_k (s, o.has_result ? o.result : ObjectResult{}, f.class_ids, f.labels, f.confidences, G_TYPE_FLOAT);
+    take (s, b.first, int_value (gint (b.second)));
+  take (s, f.tracking_id, uint64_value (o.source.tracked ? o.source.tracking_id : 0));
+  take (s, f.carried, boolean_value (!o.classify));
+  take (s, f.age, uint_value (o.age));
+  take (s, f.dla_core, int_value (o.dla_core));
+  set_top_k (s, o.has_result ? o.result : ObjectResult{}, f.class_ids, f.labels, f.confidences,
+             [] (float c) { return float_value (c); });
   return s;
 }
 
