@@ -47,8 +47,7 @@ void attach_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
   gst_dla_infer_read_object_tasks (self, f, f.tasks, &priv->objects.scores, &priv->objects.results);
   const dlainfer::objects::FrameObjects &fo = *f.objects;
   priv->objects.flow.classified (fo);
-  for (const dlainfer::objects::FrameObject &o : fo.objects)
-    dlainfer::objects::write_object_result (f.buffer, o, priv->objects.names);
+  dlainfer::objects::write_object_results (f.buffer, fo.objects, priv->objects.names);
   const dlainfer::objects::FrameCounts &c = fo.counts;
   priv->stats.object_frame ({c.seen, c.classified, c.carried, c.selection.degenerate, c.selection.filtered,
                              c.selection.too_small, c.selection.over_maximum});

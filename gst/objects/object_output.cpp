@@ -88,10 +88,22 @@ void replace_param (GstVideoRegionOfInterestMeta *roi, GstStructure *s)
   gst_video_region_of_interest_meta_add_param (roi, s);
 }
 
+/* One frame's buffer, its relation meta looked up on first use: a walk of the buffer's metas, which
+ * hold a ROI meta per object, so once per object it made writing a frame quadratic in its objects. */
+struct FrameTarget {
+  GstBuffer *buffer;
+  gpointer relations = nullptr; /* GstAnalyticsRelationMeta */
+  bool looked_up = false;
+};
+
 #ifdef HAVE_GST_ANALYTICS
-bool write_analytics (GstBuffer *buffer, guint od_id, const ObjectResult &r)
+bool write_analytics (FrameTarget &t, guint od_id, const ObjectResult &r)
 {
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  if (!t.looked_up) {
+    t.relations = gst_buffer_get_analytics_relation_meta (t.buffer);
+    t.looked_up = true;
+  }
+  auto *rmeta = static_cast<GstAnalyticsRelationMeta *> (t.relations);
   if (!rmeta)
     return false;
   gfloat confidences[kCachedTopK];
@@ -109,11 +121,25 @@ bool write_analytics (GstBuffer *buffer, guint od_id, const ObjectResult &r)
                                                    od_id);
 }
 #else
-bool write_analytics (GstBuffer *, guint, const ObjectResult &)
+bool write_analytics (FrameTarget &, guint, const ObjectResult &)
 {
   return false;
 }
 #endif
+
+int write_one (FrameTarget &t, const FrameObject &o, const OutputNames &names)
+{
+  if (!o.has_result || o.result.n_top == 0)
+    return 0;
+  int written = 0;
+  if (o.source.write_back.roi && names.attribute) {
+    replace_param (o.source.write_back.roi, object_param_structure (o, names));
+    ++written;
+  }
+  if (o.source.write_back.has_od_mtd && write_analytics (t, o.source.write_back.od_mtd_id, o.result))
+    ++written;
+  return written;
+}
 
 }  // namespace
 
@@ -136,15 +162,17 @@ GstStructure *object_param_structure (const FrameObject &o, const OutputNames &n
 
 int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNames &names)
 {
-  if (!o.has_result || o.result.n_top == 0)
-    return 0;
+  FrameTarget t{buffer};
+  return write_one (t, o, names);
+}
+
+int write_object_results (GstBuffer *buffer, const std::vector<FrameObject> &objects,
+                          const OutputNames &names)
+{
+  FrameTarget t{buffer};
   int written = 0;
-  if (o.source.write_back.roi && names.attribute) {
-    replace_param (o.source.write_back.roi, object_param_structure (o, names));
-    ++written;
-  }
-  if (o.source.write_back.has_od_mtd && write_analytics (buffer, o.source.write_back.od_mtd_id, o.result))
-    ++written;
+  for (const FrameObject &o : objects)
+    written += write_one (t, o, names);
   return written;
 }
 

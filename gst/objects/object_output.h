@@ -47,6 +47,11 @@ constexpr unsigned kRelClassToDetection = 2 | 8;
  * many places got it (0, 1 or 2). */
 int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNames &names);
 
+/* The same for each of a frame's objects, the buffer's relation meta looked up once. Returns the
+ * places written in all. */
+int write_object_results (GstBuffer *buffer, const std::vector<FrameObject> &objects,
+                          const OutputNames &names);
+
 /* The parameter structure of one result (the caller owns it). */
 GstStructure *object_param_structure (const FrameObject &o, const OutputNames &names);
 

@@ -108,8 +108,7 @@ double element_step_us (GstBuffer *src, const OutputNames &names)
         o.has_result = true;
       }
     flow.classified (*fo);
-    for (const FrameObject &o : fo->objects)
-      write_object_result (buf, o, names);
+    write_object_results (buf, fo->objects, names);
     fo.reset ();
     gst_buffer_unref (buf);
   });
