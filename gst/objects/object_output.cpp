@@ -15,39 +15,36 @@ namespace dlainfer {
 namespace objects {
 namespace {
 
-/* Field names as quarks, made once: a structure per object per frame must not look each up
- * (g_quark_from_string takes a process-wide lock). */
+using field_names::Name;
+
+/* Field names made once: a structure per object per frame must not look each up
+ * (g_quark_from_string takes a process-wide lock; field_names.h). */
 struct Fields {
-  GQuark label, label_id, confidence, model_name, layer_name, carried, age, backend, label_ids, labels,
+  Name label, label_id, confidence, model_name, layer_name, carried, age, backend, label_ids, labels,
       confidences, x, y, width, height, tracking_id, dla_core, class_ids, object;
 };
 
 const Fields &fields ()
 {
-  static const Fields f{
-      g_quark_from_static_string ("label"),       g_quark_from_static_string ("label_id"),
-      g_quark_from_static_string ("confidence"),  g_quark_from_static_string ("model_name"),
-      g_quark_from_static_string ("layer_name"),  g_quark_from_static_string ("carried"),
-      g_quark_from_static_string ("age"),         g_quark_from_static_string ("backend"),
-      g_quark_from_static_string ("label_ids"),   g_quark_from_static_string ("labels"),
-      g_quark_from_static_string ("confidences"), g_quark_from_static_string ("x"),
-      g_quark_from_static_string ("y"),           g_quark_from_static_string ("width"),
-      g_quark_from_static_string ("height"),      g_quark_from_static_string ("tracking-id"),
-      g_quark_from_static_string ("dla-core"),    g_quark_from_static_string ("class-ids"),
-      g_quark_from_static_string ("object")};
+  using field_names::name;
+  static const Fields f{name ("label"),      name ("label_id"),  name ("confidence"),  name ("model_name"),
+                        name ("layer_name"), name ("carried"),   name ("age"),         name ("backend"),
+                        name ("label_ids"),  name ("labels"),    name ("confidences"), name ("x"),
+                        name ("y"),          name ("width"),     name ("height"),      name ("tracking-id"),
+                        name ("dla-core"),   name ("class-ids"), name ("object")};
   return f;
 }
 
 using namespace plain_values;
 
-void take (GstStructure *s, GQuark field, GValue v)
+void take (GstStructure *s, const Name &field, GValue v)
 {
-  gst_structure_id_take_value (s, field, &v);
+  field_names::take (s, field, &v);
 }
 
 /* An array value of the result's top-k, one field of each entry. */
 template <typename Make>
-void set_array (GstStructure *s, GQuark field, const ObjectResult &r, Make make)
+void set_array (GstStructure *s, const Name &field, const ObjectResult &r, Make make)
 {
   GValue array = G_VALUE_INIT;
   gst_value_array_init (&array, r.n_top);
@@ -55,7 +52,7 @@ void set_array (GstStructure *s, GQuark field, const ObjectResult &r, Make make)
     GValue v = make (r.top[i]);
     gst_value_array_append_and_take_value (&array, &v);
   }
-  gst_structure_id_take_value (s, field, &array);
+  field_names::take (s, field, &array);
 }
 
 const char *label_of (const ClassScore &c)
@@ -66,8 +63,8 @@ const char *label_of (const ClassScore &c)
 /* The ids, labels and confidences (doubles in the parameter, as DL Streamer's; floats in the
  * message). */
 template <typename Confidence>
-void set_top_k (GstStructure *s, const ObjectResult &r, GQuark ids, GQuark labels, GQuark confidences,
-                Confidence confidence)
+void set_top_k (GstStructure *s, const ObjectResult &r, const Name &ids, const Name &labels,
+                const Name &confidences, Confidence confidence)
 {
   set_array (s, ids, r, [] (const ClassScore &c) { return int_value (c.class_id); });
   set_array (s, labels, r, [] (const ClassScore &c) { return interned_string_value (label_of (c)); });
@@ -79,7 +76,8 @@ void replace_param (GstVideoRegionOfInterestMeta *roi, GstStructure *s)
 {
   for (GList *l = roi->params; l; l = l->next) {
     GstStructure *old = static_cast<GstStructure *> (l->data);
-    if (gst_structure_get_name_id (old) == gst_structure_get_name_id (s)) {
+    /* By string: the quark of a name is a global lookup on 1.26. */
+    if (g_str_equal (gst_structure_get_name (old), gst_structure_get_name (s))) {
       gst_structure_free (old);
       roi->params = g_list_delete_link (roi->params, l);
       break;
@@ -147,7 +145,7 @@ GstStructure *object_param_structure (const FrameObject &o, const OutputNames &n
 {
   const Fields &f = fields ();
   const ObjectResult &r = o.result;
-  GstStructure *s = gst_structure_new_id_empty (names.attribute);
+  GstStructure *s = field_names::new_structure (names.attribute_name);
   take (s, f.label, interned_string_value (label_of (r.best ())));
   take (s, f.label_id, int_value (r.best ().class_id));
   take (s, f.confidence, double_value (r.best ().confidence));
@@ -179,11 +177,11 @@ int write_object_results (GstBuffer *buffer, const std::vector<FrameObject> &obj
 GstStructure *object_message_entry (const FrameObject &o)
 {
   const Fields &f = fields ();
-  GstStructure *s = gst_structure_new_id_empty (f.object);
-  const std::pair<GQuark, int64_t> box[] = {
-      {f.x, o.box.x}, {f.y, o.box.y}, {f.width, o.box.width}, {f.height, o.box.height}};
+  GstStructure *s = field_names::new_structure (f.object);
+  const std::pair<const Name *, int64_t> box[] = {
+      {&f.x, o.box.x}, {&f.y, o.box.y}, {&f.width, o.box.width}, {&f.height, o.box.height}};
   for (const auto &b : box)
-    take (s, b.first, int_value (gint (b.second)));
+    take (s, *b.first, int_value (gint (b.second)));
   take (s, f.tracking_id, uint64_value (o.source.tracked ? o.source.tracking_id : 0));
   take (s, f.carried, boolean_value (!o.classify));
   take (s, f.age, uint_value (o.age));

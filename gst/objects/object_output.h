@@ -14,25 +14,28 @@
 
 #include <gst/gst.h>
 
+#include "gst/objects/field_names.h"
 #include "gst/objects/frame_objects.h"
 
 namespace dlainfer {
 namespace objects {
 
-/* The names each result is written under, resolved once per stream (the attribute's quark: the
- * global quark lock not taken per object; the strings interned with g_intern_string, so the
- * structures share them, copies too). */
+/* The names each result is written under, resolved once per stream (the attribute's quark and
+ * structure name: the global quark lock not taken per object; the strings interned with
+ * g_intern_string, so the structures share them, copies too). */
 struct OutputNames {
   OutputNames () = default;
   /* `attribute`: the ROI parameter structure's name. */
   OutputNames (const char *attribute, const char *model_name, const char *layer_name, const char *backend)
       : attribute (g_quark_from_string (attribute)),
+        attribute_name (field_names::name (g_quark_to_string (this->attribute))),
         model_name (g_intern_string (model_name)),
         layer_name (g_intern_string (layer_name)),
         backend (g_intern_string (backend))
   {
   }
   GQuark attribute = 0; /* 0 (a default one): no parameter structure is written */
+  field_names::Name attribute_name{};
   const char *model_name = "";
   const char *layer_name = "";
   const char *backend = "";
