@@ -55,8 +55,7 @@ void publish_object_results (GstDlaInfer *self, dlainfer::PendingFrame &f)
 {
   GstDlaInferPrivate *priv = self->priv;
   const dlainfer::objects::FrameObjects &fo = *f.objects;
-  for (const dlainfer::objects::FrameObject &o : fo.objects)
-    dlainfer::objects::write_object_result (f.buffer, o, priv->objects.names);
+  dlainfer::objects::write_object_results (f.buffer, fo.objects, priv->objects.names);
   const dlainfer::objects::FrameCounts &c = fo.counts;
   priv->stats.object_frame ({c.seen, c.classified, c.carried, c.selection.degenerate, c.selection.filtered,
                              c.selection.too_small, c.selection.over_maximum});

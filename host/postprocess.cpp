@@ -79,8 +79,43 @@ void activate (Activation activation, std::vector<float> *scores)
   }
 }
 
+namespace {
+
+/* Up to this k, one pass keeps the best k in order (an insertion each), instead of listing every
+ * class at or above the threshold and sorting part of it: a classifier's top-5 of 1000 classes,
+ * or each object's of a few, costs a comparison per class. */
+constexpr int kInsertionTopK = 32;
+
+void top_k_by_insertion (const std::vector<float> &scores, size_t k, float threshold,
+                         std::vector<Result> *results)
+{
+  Result best[kInsertionTopK];
+  size_t n = 0;
+  for (size_t i = 0; i < scores.size (); ++i) {
+    const float s = scores[i];
+    if (!(s >= threshold))
+      continue;
+    /* Classes come in id order: an equal confidence already kept has the lower id and ranks first. */
+    if (n < k)
+      ++n;
+    else if (!(s > best[n - 1].confidence))
+      continue;
+    size_t j = n - 1;
+    for (; j > 0 && best[j - 1].confidence < s; --j)
+      best[j] = best[j - 1];
+    best[j] = {int (i), s};
+  }
+  results->assign (best, best + n);
+}
+
+}  // namespace
+
 void top_k (const std::vector<float> &scores, int k, float threshold, std::vector<Result> *results)
 {
+  if (k > 0 && k <= kInsertionTopK) {
+    top_k_by_insertion (scores, size_t (k), threshold, results);
+    return;
+  }
   results->clear ();
   for (size_t i = 0; i < scores.size (); ++i)
     if (scores[i] >= threshold)

@@ -14,25 +14,28 @@
 
 #include <gst/gst.h>
 
+#include "gst/objects/field_names.h"
 #include "gst/objects/frame_objects.h"
 
 namespace dlainfer {
 namespace objects {
 
-/* The names each result is written under, resolved once per stream (the attribute's quark: the
- * global quark lock not taken per object; the strings interned with g_intern_string, so the
- * structures share them, copies too). */
+/* The names each result is written under, resolved once per stream (the attribute's quark and
+ * structure name: the global quark lock not taken per object; the strings interned with
+ * g_intern_string, so the structures share them, copies too). */
 struct OutputNames {
   OutputNames () = default;
   /* `attribute`: the ROI parameter structure's name. */
   OutputNames (const char *attribute, const char *model_name, const char *layer_name, const char *backend)
       : attribute (g_quark_from_string (attribute)),
+        attribute_name (field_names::name (g_quark_to_string (this->attribute))),
         model_name (g_intern_string (model_name)),
         layer_name (g_intern_string (layer_name)),
         backend (g_intern_string (backend))
   {
   }
   GQuark attribute = 0; /* 0 (a default one): no parameter structure is written */
+  field_names::Name attribute_name{};
   const char *model_name = "";
   const char *layer_name = "";
   const char *backend = "";
@@ -46,6 +49,11 @@ constexpr unsigned kRelClassToDetection = 2 | 8;
 /* Writes `o`'s result on `buffer` (writable; o's write-back handles are its metas). Returns how
  * many places got it (0, 1 or 2). */
 int write_object_result (GstBuffer *buffer, const FrameObject &o, const OutputNames &names);
+
+/* The same for each of a frame's objects, the buffer's relation meta looked up once. Returns the
+ * places written in all. */
+int write_object_results (GstBuffer *buffer, const std::vector<FrameObject> &objects,
+                          const OutputNames &names);
 
 /* The parameter structure of one result (the caller owns it). */
 GstStructure *object_param_structure (const FrameObject &o, const OutputNames &names);

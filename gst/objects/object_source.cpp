@@ -8,7 +8,7 @@
 #define DLAINFER_OBJECTS_ANALYTICS 1
 #include <gst/analytics/analytics.h>
 
-#include <map>
+#include <algorithm>
 #include <tuple>
 #endif
 
@@ -128,20 +128,34 @@ DetectedObject object_from_od (GstAnalyticsODMtd *od)
 
 using BoxKey = std::tuple<int64_t, int64_t, int64_t, int64_t, GQuark>;
 
-/* ROI metas that describe the same objects as ODMtds (same rectangle and type), each used once. */
+BoxKey key_of (const GstVideoRegionOfInterestMeta *roi)
+{
+  return {roi->x, roi->y, roi->w, roi->h, roi->roi_type};
+}
+
+/* ROI metas that describe the same objects as ODMtds (same rectangle and type), each used once, the
+ * earliest first. Sorted once (stable: equal boxes keep their order), each ODMtd a binary search:
+ * no allocation per ROI meta, and 10 000 equal boxes stay n log n. */
 void attach_rois (std::vector<DetectedObject> &objects, GstBuffer *buffer)
 {
-  std::multimap<BoxKey, GstVideoRegionOfInterestMeta *> rois;
-  for (GstVideoRegionOfInterestMeta *roi : roi_metas (buffer))
-    rois.emplace (BoxKey{roi->x, roi->y, roi->w, roi->h, roi->roi_type}, roi);
+  std::vector<GstVideoRegionOfInterestMeta *> rois = roi_metas (buffer);
+  const auto by_key = [] (const GstVideoRegionOfInterestMeta *a, const GstVideoRegionOfInterestMeta *b) {
+    return key_of (a) < key_of (b);
+  };
+  std::stable_sort (rois.begin (), rois.end (), by_key);
+  std::vector<uint32_t> used (rois.size (), 0); /* at the first of each run of equal boxes: how many went */
   for (DetectedObject &o : objects) {
-    auto it = rois.find (BoxKey{o.box.x, o.box.y, o.box.width, o.box.height, o.label});
-    if (it == rois.end ())
+    const BoxKey key{o.box.x, o.box.y, o.box.width, o.box.height, o.label};
+    const auto first = std::lower_bound (
+        rois.begin (), rois.end (), key,
+        [] (const GstVideoRegionOfInterestMeta *r, const BoxKey &k) { return key_of (r) < k; });
+    const size_t run = size_t (first - rois.begin ()), i = run + (run < used.size () ? used[run] : 0);
+    if (i >= rois.size () || key_of (rois[i]) != key)
       continue;
-    o.write_back.roi = it->second;
+    ++used[run];
+    o.write_back.roi = rois[i];
     /* gvatrack's object_id until a TrackingMtd says otherwise (resolve_tracking). */
-    o.tracked = roi_tracking_id (it->second, &o.tracking_id);
-    rois.erase (it);
+    o.tracked = roi_tracking_id (rois[i], &o.tracking_id);
   }
 }
 

@@ -360,6 +360,30 @@ TEST (ObjectOutput, NoResultWritesNothing)
   EXPECT_EQ (roi->params, nullptr);
 }
 
+/* A frame's objects written in one call: each gets its own result, those without one nothing. */
+TEST (ObjectOutput, FrameResultsWrittenPerObject)
+{
+  BufferPtr buf;
+  std::vector<FrameObject> objects;
+  const char *labels[] = {"green", "red", "blue"};
+  for (guint i = 0; i < 3; ++i) {
+    objects.push_back (object_with (add_roi (buf.b, "car", 10 + 50 * i, 20, 30, 40), true, 0));
+    objects.back ().result.top[0].label = g_quark_from_string (labels[i]);
+  }
+  objects[1].has_result = false;
+  EXPECT_EQ (write_object_results (buf.b, objects, kNames), 2);
+  for (guint i = 0; i < 3; ++i) {
+    const GstStructure *s =
+        gst_video_region_of_interest_meta_get_param (objects[i].source.write_back.roi, "vehicle-colour");
+    if (i == 1) {
+      EXPECT_EQ (s, nullptr);
+      continue;
+    }
+    ASSERT_NE (s, nullptr) << "object " << i;
+    EXPECT_STREQ (gst_structure_get_string (s, "label"), labels[i]);
+  }
+}
+
 TEST (ObjectOutput, MessageEntryHasTheBox)
 {
   BufferPtr buf;
@@ -416,6 +440,37 @@ TEST (ObjectOutput, ClassificationRelatedBothWays)
         rmeta, cls.id, GST_ANALYTICS_REL_TYPE_IS_PART_OF, gst_analytics_od_mtd_get_mtd_type (), &back,
         &parent));
     EXPECT_EQ (parent.id, od.id);
+  }
+}
+
+/* Each of a frame's ODMtds gets its own ClsMtd when the frame is written in one call (the relation
+ * meta looked up once for all of them). */
+TEST (ObjectOutput, FrameClassificationsRelatedToTheirDetections)
+{
+  BufferPtr buf;
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_add_analytics_relation_meta (buf.b);
+  std::vector<FrameObject> objects;
+  const char *labels[] = {"green", "red", "blue"};
+  std::vector<guint> ods;
+  for (guint i = 0; i < 3; ++i) {
+    GstAnalyticsODMtd od;
+    ASSERT_TRUE (gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string ("car"), 10 + 50 * i, 20,
+                                                         30, 40, 0.8f, &od));
+    ods.push_back (od.id);
+    objects.push_back (object_with (add_roi (buf.b, "car", 10 + 50 * i, 20, 30, 40), true, 0));
+    objects.back ().source.write_back.has_od_mtd = true;
+    objects.back ().source.write_back.od_mtd_id = od.id;
+    objects.back ().result.top[0].label = g_quark_from_string (labels[i]);
+  }
+  EXPECT_EQ (write_object_results (buf.b, objects, kNames), 6);
+  rmeta = gst_buffer_get_analytics_relation_meta (buf.b);
+  for (guint i = 0; i < 3; ++i) {
+    gpointer state = nullptr;
+    GstAnalyticsClsMtd cls;
+    ASSERT_TRUE (gst_analytics_relation_meta_get_direct_related (
+        rmeta, ods[i], GST_ANALYTICS_REL_TYPE_RELATE_TO, gst_analytics_cls_mtd_get_mtd_type (), &state, &cls))
+        << "object " << i;
+    EXPECT_EQ (gst_analytics_cls_mtd_get_quark (&cls, 0), g_quark_from_string (labels[i]));
   }
 }
 

@@ -203,6 +203,33 @@ TEST (ObjectSourceAnalytics, BothMetasOnOneBufferOdMtdWinsAndClaimsItsRoi)
   EXPECT_NE (c.objects[0].write_back.roi, same_box_other_type);
 }
 
+/* ODMtds with equal boxes claim one ROI meta of that box each, in the order the buffer lists the
+ * ROI metas; a spare one stays unclaimed, and another box's ODMtd finds its own among them. */
+TEST (ObjectSourceAnalytics, EqualBoxesClaimOneRoiMetaEach)
+{
+  BufferPtr buf;
+  GstAnalyticsRelationMeta *r = relation_meta (buf.b);
+  for (int i = 0; i < 3; ++i)
+    add_roi (buf.b, "car", 10, 20, 30, 40);
+  GstVideoRegionOfInterestMeta *corner = add_roi (buf.b, "car", 0, 0, 30, 40);
+  add_od (r, "car", 10, 20, 30, 40, 0.8f);
+  add_od (r, "car", 0, 0, 30, 40, 0.7f);
+  add_od (r, "car", 10, 20, 30, 40, 0.6f);
+  std::vector<GstVideoRegionOfInterestMeta *> equal; /* the three, as the buffer lists them */
+  gpointer state = nullptr;
+  while (GstMeta *m =
+             gst_buffer_iterate_meta_filtered (buf.b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    if (reinterpret_cast<GstVideoRegionOfInterestMeta *> (m) != corner)
+      equal.push_back (reinterpret_cast<GstVideoRegionOfInterestMeta *> (m));
+  ASSERT_EQ (equal.size (), 3u);
+
+  CollectedObjects c = collect_objects (buf.b);
+  ASSERT_EQ (c.objects.size (), 3u);
+  EXPECT_EQ (c.objects[0].write_back.roi, equal[0]);
+  EXPECT_EQ (c.objects[1].write_back.roi, corner);
+  EXPECT_EQ (c.objects[2].write_back.roi, equal[1]);
+}
+
 /* An ODMtd without a TrackingMtd takes its ROI meta's object_id (gvatrack writes ROI metas only);
  * a TrackingMtd wins over it. The ROI meta's `id` counts for nothing. */
 TEST (ObjectSourceAnalytics, OdMtdTakesItsRoiObjectIdWithoutTrackingMtd)

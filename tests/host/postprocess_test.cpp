@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -176,6 +177,44 @@ TEST (Postprocess, TopKSortedWithTiesAndThreshold)
   EXPECT_EQ (r.size (), s.size ());
   postprocess::top_k (s, 0, 0.f, &r); /* 0: all */
   EXPECT_EQ (r.size (), s.size ());
+}
+
+/* Every k (the one-pass insertion up to 32, the partial sort beyond) and threshold gives what a full
+ * sort by confidence, ties by class id, gives: scores with many ties, NaN, +-inf, 1000 classes. */
+TEST (Postprocess, TopKEqualsAFullSort)
+{
+  std::vector<float> s (1000);
+  uint32_t x = 12345;
+  for (float &v : s) {
+    x = x * 1664525u + 1013904223u;
+    v = float ((x >> 8) % 64) / 64.f; /* 64 levels: many ties */
+  }
+  s[7] = NAN;
+  s[99] = INFINITY;
+  s[500] = -INFINITY;
+  std::vector<postprocess::Result> all;
+  for (size_t i = 0; i < s.size (); ++i)
+    if (!std::isnan (s[i])) /* never at or above a threshold */
+      all.push_back ({int (i), s[i]});
+  std::stable_sort (all.begin (), all.end (),
+                    [] (const postprocess::Result &a, const postprocess::Result &b) {
+                      return a.confidence > b.confidence;
+                    });
+  std::vector<postprocess::Result> r;
+  for (const float threshold : {-INFINITY, 0.f, 0.5f, 0.99f, 2.f})
+    for (const int k : {1, 2, 5, 8, 31, 32, 33, 100, 0}) {
+      std::vector<postprocess::Result> want;
+      for (const postprocess::Result &a : all)
+        if (a.confidence >= threshold && (k <= 0 || want.size () < size_t (k)))
+          want.push_back (a);
+      postprocess::top_k (s, k, threshold, &r);
+      ASSERT_EQ (r.size (), want.size ()) << "k " << k << " threshold " << threshold;
+      for (size_t i = 0; i < r.size (); ++i) {
+        EXPECT_EQ (r[i].class_id, want[i].class_id)
+            << "k " << k << " threshold " << threshold << " rank " << i;
+        EXPECT_EQ (r[i].confidence, want[i].confidence);
+      }
+    }
 }
 
 /* The whole chain on an INT8 chw32 output: dequantised with the scale, softmax, top-5. */
