@@ -238,7 +238,7 @@ TEST (Postprocess, RunInt8EndToEnd)
  * results equal those from the padded tensor, for FP16 and INT8, every activation. */
 TEST (Postprocess, RunScoresFromDepaddedValuesEqualsRun)
 {
-  for (const auto lt :
+  for (const auto &lt :
        {std::make_pair (Layout::kChw16, ElemType::kFp16), std::make_pair (Layout::kChw32, ElemType::kInt8)})
     for (const auto act : {postprocess::Activation::kSoftmax, postprocess::Activation::kSigmoid,
                            postprocess::Activation::kNone}) {
