@@ -1,6 +1,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "kernels/depad_device.h"
 
@@ -13,7 +14,6 @@ constexpr unsigned kMaxBlocks = 1024;
 
 struct Args {
   DeviceJob jobs[kMaxDeviceJobs];
-  void *const *dst_table; /* job k's destination, read when the kernel runs; nullptr: the jobs' dst */
 };
 
 /* One source element as FLOAT32: FP16 widened exactly, INT8 times its scale (tensor::dequantize_int8). */
@@ -29,12 +29,7 @@ __device__ __forceinline__ float value_of (const uint8_t *src, tensor::ElemType 
 __global__ void __launch_bounds__ (kThreads) depad_kernel (const __grid_constant__ Args a)
 {
   const DeviceJob &j = a.jobs[blockIdx.y];
-  __shared__ void *dst;
-  if (threadIdx.x == 0) /* one read per block of what the host wrote before the launch (mapped memory) */
-    dst = a.dst_table ? reinterpret_cast<void *> (
-                            __ldcv (reinterpret_cast<const unsigned long long *> (a.dst_table) + blockIdx.y))
-                      : j.dst;
-  __syncthreads ();
+  void *const dst = j.dst;
   const tensor::View &v = j.view;
   const auto w = uint32_t (v.w), h = uint32_t (v.h), c = uint32_t (v.c);
   const uint32_t total = uint32_t (v.n) * c * h * w;
@@ -57,7 +52,7 @@ __global__ void __launch_bounds__ (kThreads) depad_kernel (const __grid_constant
 }
 
 /* The arguments and grid of the launch of jobs [first, first + n). */
-dim3 plan (const DeviceJob *jobs, int first, int n, void *const *dst_table, Args *a)
+dim3 plan (const DeviceJob *jobs, int first, int n, Args *a)
 {
   *a = Args{};
   size_t most = 1;
@@ -65,7 +60,6 @@ dim3 plan (const DeviceJob *jobs, int first, int n, void *const *dst_table, Args
     a->jobs[k] = jobs[first + k];
     most = std::max (most, elements (a->jobs[k].view));
   }
-  a->dst_table = dst_table ? dst_table + first : nullptr;
   return dim3 (unsigned (std::min<size_t> ((most + kThreads - 1) / kThreads, kMaxBlocks)), unsigned (n));
 }
 
@@ -75,7 +69,7 @@ cudaError_t depad_device (const DeviceJob *jobs, int count, cudaStream_t stream)
 {
   for (int first = 0; first < count; first += kMaxDeviceJobs) {
     Args a;
-    const dim3 grid = plan (jobs, first, std::min (count - first, kMaxDeviceJobs), nullptr, &a);
+    const dim3 grid = plan (jobs, first, std::min (count - first, kMaxDeviceJobs), &a);
     depad_kernel<<<grid, kThreads, 0, stream>>> (a);
     const cudaError_t e = cudaGetLastError ();
     if (e != cudaSuccess)
@@ -84,30 +78,59 @@ cudaError_t depad_device (const DeviceJob *jobs, int count, cudaStream_t stream)
   return cudaSuccess;
 }
 
-cudaError_t depad_graph (const DeviceJob *jobs, int count, void *const *dst_table, cudaGraphExec_t *out)
+DepadGraph::~DepadGraph ()
 {
-  *out = nullptr;
-  cudaGraph_t graph = nullptr;
-  cudaError_t e = cudaGraphCreate (&graph, 0);
+  if (exec_)
+    cudaGraphExecDestroy (exec_);
+  if (graph_)
+    cudaGraphDestroy (graph_);
+}
+
+/* Kernel nodes (no dependencies between them: they write apart), then each job's copy after all. */
+cudaError_t DepadGraph::make (const DeviceJob *jobs, int count, void *const *host)
+{
+  cudaError_t e = cudaGraphCreate (&graph_, 0);
+  std::vector<cudaGraphNode_t> kernels;
   for (int first = 0; e == cudaSuccess && first < count; first += kMaxDeviceJobs) {
     Args a;
     cudaKernelNodeParams node{};
     void *args[] = {&a};
     node.func = reinterpret_cast<void *> (depad_kernel);
-    node.gridDim = plan (jobs, first, std::min (count - first, kMaxDeviceJobs), dst_table, &a);
+    node.gridDim = plan (jobs, first, std::min (count - first, kMaxDeviceJobs), &a);
     node.blockDim = dim3 (kThreads);
     node.kernelParams = args;
-    cudaGraphNode_t added = nullptr; /* the launches write apart: no dependencies */
-    e = cudaGraphAddKernelNode (&added, graph, nullptr, 0, &node);
+    kernels.emplace_back ();
+    e = cudaGraphAddKernelNode (&kernels.back (), graph_, nullptr, 0, &node);
+  }
+  for (int k = 0; e == cudaSuccess && k < count; ++k) {
+    copies_.emplace_back ();
+    device_.push_back (jobs[k].dst);
+    bytes_.push_back (dense_bytes (jobs[k].view, jobs[k].type));
+    host_.push_back (host[k]);
+    e = cudaGraphAddMemcpyNode1D (&copies_.back (), graph_, kernels.data (), kernels.size (), host[k],
+                                  jobs[k].dst, bytes_.back (), cudaMemcpyDeviceToHost);
   }
   if (e == cudaSuccess)
-    e = cudaGraphInstantiate (out, graph, 0);
-  if (graph)
-    cudaGraphDestroy (graph);
-  if (e != cudaSuccess) {
-    *out = nullptr;
+    e = cudaGraphInstantiate (&exec_, graph_, 0);
+  if (e != cudaSuccess)
     cudaGetLastError ();
+  return e;
+}
+
+cudaError_t DepadGraph::launch (void *const *host, cudaStream_t stream)
+{
+  cudaError_t e = cudaSuccess;
+  for (size_t k = 0; e == cudaSuccess && k < copies_.size (); ++k) {
+    if (host[k] == host_[k])
+      continue;
+    e = cudaGraphExecMemcpyNodeSetParams1D (exec_, copies_[k], host[k], device_[k], bytes_[k],
+                                            cudaMemcpyDeviceToHost);
+    host_[k] = e == cudaSuccess ? host[k] : nullptr;
   }
+  if (e == cudaSuccess)
+    e = cudaGraphLaunch (exec_, stream);
+  if (e != cudaSuccess)
+    cudaGetLastError ();
   return e;
 }
 

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 #include "host/depad.h"
 
 namespace depad {
@@ -27,13 +29,29 @@ constexpr int kMaxDeviceJobs = 8;
  * the thread's last error. */
 cudaError_t depad_device (const DeviceJob *jobs, int count, cudaStream_t stream);
 
-/* The same work as a CUDA graph (*out, made in the current context; cudaGraphExecDestroy it there),
- * for a replay that costs the host about half a kernel launch. Job k writes to dst_table[k], read
- * when the kernel runs (the jobs' dst are not used): the caller writes the table before each
- * launch, so the table must be memory both the host and the device reach (pinned host memory
- * under unified addressing), and so may the destinations be (the kernel then writes host memory
- * directly: no copy). The sources are baked in. A failure is returned, not left as the thread's
- * last error. */
-cudaError_t depad_graph (const DeviceJob *jobs, int count, void *const *dst_table, cudaGraphExec_t *out);
+/* The same work as a CUDA graph, followed by one copy per job from its dst (device memory) to a
+ * host buffer: a replay costs the host about half a kernel launch, and a changed host buffer one
+ * more driver call (the copy node's parameters). Made and used in one context; the sources and
+ * device destinations are baked in. Failures are returned, not left as the thread's last error. */
+class DepadGraph {
+ public:
+  DepadGraph () = default;
+  ~DepadGraph ();
+  DepadGraph (const DepadGraph &) = delete;
+  DepadGraph &operator= (const DepadGraph &) = delete;
+
+  /* The graph for `count` jobs, job k's values copied to host[k] (pinned host memory). */
+  cudaError_t make (const DeviceJob *jobs, int count, void *const *host);
+  /* Queues the graph on `stream`, job k's values copied to host[k] this time. */
+  cudaError_t launch (void *const *host, cudaStream_t stream);
+
+ private:
+  cudaGraph_t graph_ = nullptr; /* kept: the copy nodes are its */
+  cudaGraphExec_t exec_ = nullptr;
+  std::vector<cudaGraphNode_t> copies_;
+  std::vector<const void *> device_;
+  std::vector<size_t> bytes_;
+  std::vector<void *> host_; /* each copy's destination as the graph has it now */
+};
 
 }  // namespace depad

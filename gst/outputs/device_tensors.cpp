@@ -30,11 +30,15 @@ HostPool::Allocator pinned_allocator (std::shared_ptr<dla::PrimaryContext> ctx)
 bool DeviceTensors::make_slot (size_t outputs, std::string *error)
 {
   Slot s;
-  dla::Status st = dla::PinnedBuffer::Create (outputs * sizeof (void *), &s.table);
+  dla::Status st;
   for (size_t i = 0; st.ok () && i < outputs; ++i) {
+    dla::DeviceBuffer d;
     dla::PinnedBuffer p;
-    if ((st = dla::PinnedBuffer::Create (bytes_[i], &p)).ok ())
+    if ((st = dla::DeviceBuffer::Create (bytes_[i], &d)).ok () &&
+        (st = dla::PinnedBuffer::Create (bytes_[i], &p)).ok ()) {
+      s.dense.push_back (std::move (d));
       s.spare.push_back (std::move (p));
+    }
   }
   if (!st.ok ()) {
     *error = "raw tensors on the GPU: " + st.message;
@@ -46,19 +50,23 @@ bool DeviceTensors::make_slot (size_t outputs, std::string *error)
   return true;
 }
 
+/* The kernel into the slot's dense buffers, then one copy per output to the host (its spare
+ * buffer until queue () sets the frame's). */
 cudaError_t DeviceTensors::make_graph (Slot &s, const std::vector<const void *> &outputs)
 {
   if (s.graph && s.graph_src == outputs)
     return cudaSuccess;
-  s.graph.reset ();
+  s.graph = std::make_unique<depad::DepadGraph> ();
   std::vector<depad::DeviceJob> jobs;
-  for (size_t i = 0; i < plans_.size (); ++i)
-    jobs.push_back (
-        depad::DeviceJob{plans_[i].view, outputs[i], nullptr, plans_[i].int8_scale, plans_[i].type});
-  cudaGraphExec_t g = nullptr;
-  const cudaError_t err =
-      depad::depad_graph (jobs.data (), int (jobs.size ()), static_cast<void *const *> (s.table.data ()), &g);
-  s.graph.reset (g);
+  std::vector<void *> host;
+  for (size_t i = 0; i < plans_.size (); ++i) {
+    jobs.push_back (depad::DeviceJob{plans_[i].view, outputs[i], s.dense[i].data (), plans_[i].int8_scale,
+                                     plans_[i].type});
+    host.push_back (s.spare[i].data ());
+  }
+  const cudaError_t err = s.graph->make (jobs.data (), int (jobs.size ()), host.data ());
+  if (err != cudaSuccess)
+    s.graph.reset ();
   s.graph_src = err == cudaSuccess ? outputs : std::vector<const void *> ();
   return err;
 }
@@ -93,14 +101,6 @@ bool DeviceTensors::start (int cuda_device, int slots, const std::vector<TensorP
   const dla::Status st = dla::PrimaryContext::Retain (cuda_device, ctx.get ());
   if (!st.ok ()) {
     *error = "raw tensors on the GPU: " + st.message;
-    return false;
-  }
-  int unified = 0;
-  if (cudaDeviceGetAttribute (&unified, cudaDevAttrUnifiedAddressing, cuda_device) != cudaSuccess ||
-      !unified) {
-    cudaGetLastError ();
-    *error = "raw tensors on the GPU: CUDA device " + std::to_string (cuda_device) +
-             " has no unified addressing, so the de-padding kernel cannot write pinned host memory";
     return false;
   }
   context_ = ctx;
@@ -152,24 +152,21 @@ void DeviceTensors::clear ()
 }
 
 /* On the engine's stream, its mutex held: a pooled buffer per output (a dropped frame's is used
- * again; acquire () never allocates) into the slot's table, then one graph replay: the kernel writes
- * every output into its buffer. The slot's previous task has ended: its kernel read the table. */
+ * again; acquire () never allocates), then one graph replay: the kernel into the slot's dense
+ * buffers, and each output's copy into its host buffer. */
 int DeviceTensors::queue (int slot, const std::vector<const void *> &outputs, void *stream)
 {
   Slot &s = slots_[size_t (slot)];
-  auto *table = static_cast<void **> (s.table.data ());
   for (size_t i = 0; i < plans_.size (); ++i) {
     if (!s.pooled[i]) {
       void *p = pools_[i]->acquire ();
       s.pooled[i] = p != nullptr;
       s.host[i] = p ? p : s.spare[i].data ();
     }
-    table[i] = s.host[i]; /* under unified addressing the host pointer is the device's */
   }
   cudaError_t err = make_graph (s, outputs); /* nothing to do after start () with an engine */
-  if (err == cudaSuccess &&
-      (err = cudaGraphLaunch (s.graph.get (), static_cast<cudaStream_t> (stream))) != cudaSuccess)
-    cudaGetLastError ();
+  if (err == cudaSuccess)
+    err = s.graph->launch (s.host.data (), static_cast<cudaStream_t> (stream));
   return err;
 }
 

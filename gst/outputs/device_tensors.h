@@ -1,9 +1,9 @@
 /* gst-dlainfer: the raw tensors' device path (tensor-meta=true; docs/tensors.md 4). After each task,
  * on the engine's stream (dla::AfterTask): one replay of the slot's CUDA graph, whose kernel de-pads
- * every output (kernels/depad_device.h) straight into a pinned host buffer of a HostPool (the
- * kernel writes host memory: the one device-to-host transfer per output, no copy queued), which
+ * every output (kernels/depad_device.h) into a device buffer of the slot's and whose copies bring
+ * each into a pinned host buffer of a HostPool (the one device-to-host transfer per output), which
  * becomes the GstTensor's data without a host copy. The engine's padded host copies are left out.
- * When downstream holds every buffer a pool may have, the kernel writes to the slot's spare buffer
+ * When downstream holds every buffer a pool may have, the copy goes to the slot's spare buffer
  * and the tensor gets a host copy of it (counted: copies ()). Pinned memory is allocated at start
  * and by take (), never under the engine's lock. */
 #pragma once
@@ -41,7 +41,7 @@ class DeviceTensors {
 
   /* Allocates the slots' buffers, makes their graphs and installs the engine's AfterTask for `plans`
    * (every output of the engine, in order). False with *error when CUDA memory or graphs cannot be
-   * had, or the device has no unified addressing: nothing installed. */
+   * had: nothing installed. */
   bool start (dla::Engine &engine, const std::vector<TensorPlan> &plans, std::string *error);
   /* The same for `slots` slots of CUDA device `cuda_device`, the AfterTask given to the caller to
    * install (benchmarks drive it without an engine); a slot's graph is made at its first task. */
@@ -62,16 +62,13 @@ class DeviceTensors {
   guint64 copies () const { return copies_.load (std::memory_order_relaxed); }
 
  private:
-  struct GraphFree {
-    void operator() (cudaGraphExec_t g) const { cudaGraphExecDestroy (g); }
-  };
   struct Slot {
-    std::vector<dla::PinnedBuffer> spare; /* the kernel's target past the pool's bound */
-    dla::PinnedBuffer table;              /* host[], as the graph's kernel reads it (mapped) */
-    std::unique_ptr<CUgraphExec_st, GraphFree> graph;
-    std::vector<const void *> graph_src; /* the outputs the graph reads */
-    std::vector<void *> host;            /* where the last task's values went */
-    std::vector<bool> pooled;            /* host[i] is a pool's (else spare[i]'s) */
+    std::vector<dla::DeviceBuffer> dense;     /* the kernel's output, per output */
+    std::vector<dla::PinnedBuffer> spare;     /* the copy's target past the pool's bound */
+    std::unique_ptr<depad::DepadGraph> graph; /* kernel and copies, made at start */
+    std::vector<const void *> graph_src;      /* the outputs the graph reads */
+    std::vector<void *> host;                 /* where the last task's values went */
+    std::vector<bool> pooled;                 /* host[i] is a pool's (else spare[i]'s) */
   };
   int queue (int slot, const std::vector<const void *> &outputs, void *stream);
   bool make_slot (size_t outputs, std::string *error);

@@ -5,10 +5,10 @@
  *    padded copy the engine makes without raw tensors (CUDA events around each, queued behind other
  *    work as behind the DLA task, median of many);
  *  - host CPU per frame (this thread's clock), raw tensors on minus off: on, the engine's AfterTask
- *    (pooled buffer, kernel launch, one copy per output), the classification from the dense scores,
- *    the tensor meta, the buffer freed downstream; off, the padded copy and the classification
- *    from it. The DLA's own work is the same either way and left out.
- * Targets: GPU added <= 5 us (1000 classes), <= 20 us (2048 x 7 x 7); host CPU added <= 5 us. */
+ *    (pooled buffer, one graph replay: kernel and a copy per output), the classification from the dense
+ * scores, the tensor meta, the buffer freed downstream; off, the padded copy and the classification from it.
+ * The DLA's own work is the same either way and left out. Targets: GPU added <= 5 us (1000 classes), <= 20 us
+ * (2048 x 7 x 7); host CPU added <= 5 us. */
 #include <cuda_runtime_api.h>
 #include <gst/gst.h>
 #include <gtest/gtest.h>

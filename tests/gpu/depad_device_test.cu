@@ -174,14 +174,16 @@ struct PinnedMem {
  * outputs than one takes) writing pinned host memory through a pinned table. Replayed twice, with
  * other destinations and other source values: each replay reads the table and the sources when it
  * runs, writes only the destinations named, and equals the host reference. */
-TEST (DepadDeviceJobs, GraphWritesHostMemoryThroughTheTable)
+/* The graph: every job de-padded into its device buffer and copied to the host buffer given at
+ * each launch; a launch leaves the previous launch's host buffers alone. */
+TEST (DepadDeviceJobs, GraphCopiesToTheHostBuffersOfEachLaunch)
 {
   int n = 0;
   if (cudaGetDeviceCount (&n) != cudaSuccess || n == 0)
     GTEST_SKIP () << "no CUDA device";
   const int count = depad::kMaxDeviceJobs + 2;
   std::vector<depad::DeviceJob> jobs (count);
-  std::vector<std::unique_ptr<DeviceMem<uint8_t>>> src;
+  std::vector<std::unique_ptr<DeviceMem<uint8_t>>> src, dense;
   std::vector<std::unique_ptr<PinnedMem<uint8_t>>> dst[2];
   for (int i = 0; i < count; ++i) {
     depad::DeviceJob &j = jobs[size_t (i)];
@@ -192,15 +194,21 @@ TEST (DepadDeviceJobs, GraphWritesHostMemoryThroughTheTable)
     j.type = i % 3 ? depad::Type::kFloat32 : depad::Type::kFloat16;
     src.emplace_back (new DeviceMem<uint8_t> (size_t (j.view.size)));
     j.src = src.back ()->p;
+    dense.emplace_back (new DeviceMem<uint8_t> (depad::dense_bytes (j.view, j.type)));
+    j.dst = dense.back ()->p;
     for (auto &d : dst)
       d.emplace_back (new PinnedMem<uint8_t> (depad::dense_bytes (j.view, j.type)));
   }
-  PinnedMem<void *> table{size_t (count)};
-  cudaGraphExec_t graph = nullptr;
-  ASSERT_EQ (depad::depad_graph (jobs.data (), count, table.p, &graph), cudaSuccess);
+  std::vector<void *> host[2];
+  for (int r = 0; r < 2; ++r)
+    for (int i = 0; i < count; ++i)
+      host[r].push_back (dst[r][size_t (i)]->p);
+  depad::DepadGraph graph;
+  ASSERT_EQ (graph.make (jobs.data (), count, host[1].data ()), cudaSuccess);
   cudaStream_t stream;
   ASSERT_EQ (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), cudaSuccess);
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 3; ++round) {
+    const int to = round % 2;
     std::vector<std::vector<uint8_t>> tensors;
     for (int i = 0; i < count; ++i) {
       tensors.push_back (padded_tensor (jobs[size_t (i)].view, uint32_t (100 * round + i)));
@@ -208,23 +216,21 @@ TEST (DepadDeviceJobs, GraphWritesHostMemoryThroughTheTable)
                              cudaMemcpyHostToDevice),
                  cudaSuccess);
       const size_t bytes = depad::dense_bytes (jobs[size_t (i)].view, jobs[size_t (i)].type);
-      std::memset (dst[0][size_t (i)]->p, 0xab, bytes); /* round 1 must leave round 0's alone */
+      std::memset (dst[0][size_t (i)]->p, 0xab, bytes); /* each round must leave the other's alone */
       std::memset (dst[1][size_t (i)]->p, 0xab, bytes);
-      table.p[i] = dst[round][size_t (i)]->p;
     }
-    ASSERT_EQ (cudaGraphLaunch (graph, stream), cudaSuccess);
+    ASSERT_EQ (graph.launch (host[to].data (), stream), cudaSuccess);
     ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
     for (int i = 0; i < count; ++i) {
       const depad::DeviceJob &j = jobs[size_t (i)];
       const std::vector<uint8_t> want = run_host (j, tensors[size_t (i)]);
-      const uint8_t *got = dst[round][size_t (i)]->p, *other = dst[1 - round][size_t (i)]->p;
+      const uint8_t *got = dst[to][size_t (i)]->p, *other = dst[1 - to][size_t (i)]->p;
       EXPECT_EQ (std::memcmp (got, want.data (), want.size ()), 0) << "round " << round << ", output " << i;
       EXPECT_TRUE (std::all_of (other, other + want.size (), [] (uint8_t b) { return b == 0xab; }))
           << "round " << round << " wrote the other destination of output " << i;
     }
   }
   cudaStreamDestroy (stream);
-  cudaGraphExecDestroy (graph);
 }
 
 }  // namespace
