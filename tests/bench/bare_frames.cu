@@ -31,6 +31,13 @@ __global__ void busy_kernel (const BusyArgs a)
   while (t - t0 < a.ns);
 }
 
+/* One thread of busy_kernel for gpu_us microseconds: a frame's GPU work. */
+preprocess::KernelLaunch busy_launch (double gpu_us)
+{
+  return preprocess::launch_of (busy_kernel, BusyArgs{static_cast<unsigned long long> (gpu_us * 1000.0)},
+                                dim3 (1), dim3 (1));
+}
+
 cudaEvent_t ev (const dla::CudaEvent &e)
 {
   return static_cast<cudaEvent_t> (e.get ());
@@ -130,8 +137,7 @@ double bare_frame_cpu_us (double gpu_us, int n)
   double cpu_us = -1;
   if (ready) {
     const auto s = static_cast<cudaStream_t> (stream.get ());
-    const BusyArgs args{static_cast<unsigned long long> (gpu_us * 1000.0)};
-    const preprocess::KernelLaunch k = preprocess::launch_of (busy_kernel, args, dim3 (1), dim3 (1));
+    const preprocess::KernelLaunch k = busy_launch (gpu_us);
     preprocess::LaunchGraphs graphs;
     dla::CompletionWait wait;
     float ms = 0;
@@ -184,8 +190,7 @@ double bare_pipelined_cpu_us (double gpu_us, int n, int in_flight)
   double cpu_us = -1;
   if (ready) {
     const auto s = static_cast<cudaStream_t> (stream.get ());
-    const BusyArgs args{static_cast<unsigned long long> (gpu_us * 1000.0)};
-    const preprocess::KernelLaunch k = preprocess::launch_of (busy_kernel, args, dim3 (1), dim3 (1));
+    const preprocess::KernelLaunch k = busy_launch (gpu_us);
     preprocess::LaunchGraphs graphs;
     BareQueue q;
     q.free = in_flight;
