@@ -184,14 +184,13 @@ GstBuffer *DeviceTensors::take (int slot, size_t i, GstBufferPool *copy_pool)
     return nullptr;
   Slot &s = slots_[size_t (slot)];
   s.host[i] = nullptr;
+  pools_[i]->top_up (kFreeAhead); /* here, not under the engine's lock; a failure: copies later */
   if (s.pooled[i]) {
     s.pooled[i] = false;
     GstBuffer *buf = gst_buffer_new ();
     gst_buffer_append_memory (buf, pools_[i]->wrap (data));
-    pools_[i]->top_up (kFreeAhead); /* here, not under the engine's lock; a failure: copies later */
     return buf;
   }
-  pools_[i]->top_up (kFreeAhead);
   copies_.fetch_add (1, std::memory_order_relaxed);
   GstBuffer *out = nullptr;
   if (!copy_pool || gst_buffer_pool_acquire_buffer (copy_pool, &out, nullptr) != GST_FLOW_OK)

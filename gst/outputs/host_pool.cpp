@@ -23,6 +23,8 @@ HostPool::~HostPool ()
 
 bool HostPool::grow (size_t n)
 {
+  if (n == 0) /* the usual case of a top-up per frame: no more locking */
+    return true;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     n = std::min (n, max_ - allocated_);

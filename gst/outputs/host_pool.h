@@ -1,5 +1,5 @@
 /* gst-dlainfer: host buffers of one size, handed downstream as GstMemory without a copy: the raw
- * tensors' de-padded values are written from the GPU straight into one (docs/tensors.md 4), and the
+ * tensors' de-padded values are copied from the GPU straight into one (docs/tensors.md 4), and the
  * buffer comes back to the pool when downstream frees its memory. acquire () never allocates: the
  * owner reserves buffers at start and tops the pool up where allocating is fine (never under the
  * engine's lock: cudaMallocHost is slow and may synchronise), up to a bound; an acquire that finds
