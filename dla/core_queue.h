@@ -8,6 +8,7 @@
  * core, so the caller sees one slot number and never a core. */
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,38 @@ constexpr SlotPlace place_of (int slot, int cores, int per_core)
 /* At most this many cores in one engine (the dla-core property's range). */
 constexpr int kMaxCores = 16;
 
+/* When a core is expected to have ended the tasks submitted to it: where a new task's wait counts
+ * its alarm from (completion_wait.h). Counts submitted tasks only, not acquired ones: a task
+ * acquired before the consumer saw the last one end would count its own duration twice (in the
+ * end, then again from its submit), and its waits would sleep a whole task past its end. */
+class QueueClock {
+ public:
+  using Time = std::chrono::steady_clock::time_point;
+  /* A task submitted at `now`, expected to take `expected`: where its alarm counts from (behind
+   * the tasks queued before it). */
+  Time submitted (Time now, std::chrono::nanoseconds expected)
+  {
+    const Time begin = std::max (now, end_);
+    end_ = begin + expected;
+    ++queued_;
+    return begin;
+  }
+  /* A task was seen ending at `at` (or dropped, never seen): the ones still queued began then and
+   * end one `expected` after another. */
+  void ended (Time at, std::chrono::nanoseconds expected)
+  {
+    --queued_;
+    end_ = at + queued_ * expected;
+  }
+  void dropped () { --queued_; }
+  Time end () const { return end_; }
+  int queued () const { return queued_; }
+
+ private:
+  Time end_{};
+  int queued_ = 0; /* submitted, not seen ending, every sharer's */
+};
+
 class CoreQueue {
  public:
   /* Opens DLA core `core`: the handle, cuDLA's task timeout, the loadable `bytes` (`origin`: its
@@ -64,11 +97,8 @@ class CoreQueue {
   const Module &module () const { return module_; }
   int core () const { return device_->core (); }
   void *stream () const { return stream_.get (); } /* cudaStream_t */
-  /* When the DLA core is expected to have ended every task acquired on it so far: where a new
-   * task's wait counts its alarm from (completion_wait.h). */
-  std::chrono::steady_clock::time_point queue_end{};
+  QueueClock clock;
   uint64_t tasks_ended = 0; /* tasks seen ending well (the first teaches the scheduler nothing) */
-  int busy = 0;             /* tasks acquired or in flight on the core, every sharer's */
 
  private:
   CoreQueue () = default;

@@ -54,7 +54,8 @@ Engine::~Engine ()
     for (int i = 0; i < c.ring.size (); ++i)
       if (c.ring.state (i) != SlotRing::State::kFree) {
         model_->scheduler ().dropped (int (ci));
-        --model_->core (int (ci)).busy;
+        if (c.ring.state (i) == SlotRing::State::kSubmitted)
+          model_->core (int (ci)).clock.dropped ();
       }
     for (std::unique_ptr<TaskSlot> &s : c.slots) {
       s->unregister ();
@@ -212,7 +213,6 @@ Status Engine::acquire (Task *task)
     scheduler.dropped (ci);
     return st;
   }
-  ++q.busy;
   TaskSlot &s = *c.slots[size_t (local)];
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
@@ -232,7 +232,6 @@ void Engine::release (const Task &task)
   if (ring.state (at.local) != SlotRing::State::kAcquired)
     return; /* submitted (or refused, which ended it): not the caller's to give back */
   ring.release (at.local);
-  --model_->core (at.core).busy;
   model_->scheduler ().dropped (at.core);
 }
 
@@ -285,7 +284,6 @@ Status Engine::submit (const Task &task, void *input_ready)
       s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
     ring->ended (local);
-    --q->busy;
     model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core);
     wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)
@@ -298,8 +296,7 @@ Status Engine::submit (const Task &task, void *input_ready)
   /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued
    * on its core: its alarm counts from their expected end. */
   ring->submitted (local);
-  s->wait.queued (q->queue_end);
-  q->queue_end = s->wait.expected_end ();
+  s->wait.queued (q->clock.submitted (std::chrono::steady_clock::now (), s->wait.expected ()));
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     wait_unlocked (lock, s->fence (stream), stream);
@@ -404,10 +401,9 @@ bool Engine::in_flight (int slot)
 Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err)
 {
   ring.ended (local);
-  --q.busy;
   TaskSlot &s = *impl_->cores[size_t (core_index)].slots[size_t (local)];
   CoreScheduler &scheduler = model_->scheduler ();
-  q.queue_end = s.wait.ended_at () + q.busy * s.wait.expected ();
+  q.clock.ended (s.wait.ended_at (), s.wait.expected ());
   Status st =
       cuda_err != cudaSuccess ? on_cuda_error (q, cuda_err, "waiting for the DLA task") : task_status (q);
   if (!st.ok ()) {
