@@ -38,8 +38,13 @@ Status SlotRing::acquire (int *slot)
 
 void SlotRing::release (int slot)
 {
-  if (check_exists (slot).ok () && states_[size_t (slot)] == State::kAcquired)
-    states_[size_t (slot)] = State::kFree;
+  if (!check_exists (slot).ok () || states_[size_t (slot)] != State::kAcquired)
+    return;
+  states_[size_t (slot)] = State::kFree;
+  /* The turn goes back to it: past it, the next acquire would reach the slot after, which may be
+   * the one whose task just ended and whose outputs are still being read. */
+  if ((slot + 1) % size () == next_)
+    next_ = slot;
 }
 
 Status SlotRing::check_submit (int slot) const

@@ -97,6 +97,22 @@ TEST (SlotRing, SlotsComeBackInTurn)
   EXPECT_EQ (slot, 0) << "the only free one";
 }
 
+/* A slot whose input could not be written goes back, and the turn with it: the next acquire must
+ * not reach past it to the slot whose task just ended and whose outputs are being read. */
+TEST (SlotRing, ReleaseGivesTheTurnBack)
+{
+  dla::SlotRing ring (2);
+  int a = -1, b = -1, c = -1;
+  ASSERT_TRUE (ring.acquire (&a).ok ());
+  ring.submitted (a);
+  ring.ended (a); /* its outputs are being read */
+  ASSERT_TRUE (ring.acquire (&b).ok ());
+  EXPECT_NE (b, a);
+  ring.release (b); /* its input could not be written */
+  ASSERT_TRUE (ring.acquire (&c).ok ());
+  EXPECT_EQ (c, b) << "the slot whose outputs are being read was handed out";
+}
+
 /* release () gives back an acquired slot only: never one in flight, whose task the DLA may still
  * be running. */
 TEST (SlotRing, ReleaseOnlyWhatWasNotSubmitted)
