@@ -56,11 +56,25 @@ void CompletionWait::learn (float device_ms)
 
 int CompletionWait::wait (void *event, std::chrono::steady_clock::time_point deadline)
 {
+  const int err = wait_for_event (event, wake_end (), deadline, &offset_);
+  end_ = std::chrono::steady_clock::now ();
+  return err;
+}
+
+std::chrono::steady_clock::time_point CompletionWait::wake_end () const
+{
+  const auto expected = std::min<std::chrono::nanoseconds> (expected_.get (), kMaxSleep);
+  return expected > std::chrono::nanoseconds::zero () ? begin_ + expected : kUnknownEnd;
+}
+
+int wait_for_event (void *event, std::chrono::steady_clock::time_point expected_end,
+                    std::chrono::steady_clock::time_point deadline, WakeOffset *offset)
+{
   using namespace std::chrono;
   const auto ev = static_cast<cudaEvent_t> (event);
-  const nanoseconds expected = std::min<nanoseconds> (expected_.get (), kMaxSleep);
-  const auto alarm = begin_ + expected + offset_.get ();
-  const bool sleep = expected > nanoseconds::zero () && alarm > steady_clock::now ();
+  const bool known = expected_end != kUnknownEnd;
+  const auto alarm = known ? expected_end + offset->get () : steady_clock::now ();
+  const bool sleep = known && alarm > steady_clock::now ();
   if (sleep) {
     tighten_timer_slack ();
     std::this_thread::sleep_until (std::min (alarm, deadline));
@@ -69,20 +83,19 @@ int CompletionWait::wait (void *event, std::chrono::steady_clock::time_point dea
   /* A wait that began past its alarm and finds the task running also says the alarm is early (an
    * offset that fell below the submit time would otherwise never learn again); finding it done says
    * nothing then: the task may have ended after the alarm. */
-  if (sleep || (expected > nanoseconds::zero () && err == cudaErrorNotReady))
-    offset_.woke (err == cudaErrorNotReady);
-  const auto poll_end = std::min (std::max (alarm, steady_clock::now ()) + kLate, deadline);
+  if (sleep || (known && err == cudaErrorNotReady))
+    offset->woke (err == cudaErrorNotReady);
+  const auto poll_end = std::min (std::max (alarm, steady_clock::now ()) + CompletionWait::kLate, deadline);
   while (err == cudaErrorNotReady && steady_clock::now () < poll_end) {
     std::this_thread::yield ();
     err = cudaEventQuery (ev);
   }
   /* Later than expected (a slower task, a stalled DLA): naps that double up to kMaxNap. */
-  for (auto nap = kFirstNap; err == cudaErrorNotReady && steady_clock::now () < deadline;
-       nap = std::min (2 * nap, kMaxNap)) {
+  for (auto nap = CompletionWait::kFirstNap; err == cudaErrorNotReady && steady_clock::now () < deadline;
+       nap = std::min (2 * nap, CompletionWait::kMaxNap)) {
     std::this_thread::sleep_until (std::min (steady_clock::now () + nap, deadline));
     err = cudaEventQuery (ev);
   }
-  end_ = steady_clock::now ();
   return int (err);
 }
 

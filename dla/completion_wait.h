@@ -62,6 +62,16 @@ class TimerSlackScope {
   long previous_ = -1;
 };
 
+/* The expected end of a task whose duration is not known yet: poll from the start. */
+constexpr std::chrono::steady_clock::time_point kUnknownEnd = std::chrono::steady_clock::time_point::min ();
+
+/* Waits for `event` (a cudaEvent_t) as CompletionWait does, with the alarm at `expected_end` moved
+ * by `offset` (which learns from the wake-up); returns the CUDA status (cudaErrorNotReady when the
+ * deadline came first). For a second thread that waits for the same task as its consumer, with an
+ * offset of its own (dla::Engine::await_end). */
+int wait_for_event (void *event, std::chrono::steady_clock::time_point expected_end,
+                    std::chrono::steady_clock::time_point deadline, WakeOffset *offset);
+
 class CompletionWait {
  public:
   static constexpr unsigned long kTimerSlackNs = 1000;
@@ -95,6 +105,9 @@ class CompletionWait {
    * when the deadline came first). */
   int wait (void *event,
             std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max ());
+  /* The end the wait's alarm aims at: the expected end, a bogus duration capped; kUnknownEnd while
+   * the duration is not known. */
+  std::chrono::steady_clock::time_point wake_end () const;
   /* Where the alarm is set relative to the expected end (WakeOffset). */
   std::chrono::nanoseconds alarm_offset () const { return offset_.get (); }
   /* Host milliseconds from started () to the end of the last wait. */

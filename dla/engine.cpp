@@ -22,6 +22,7 @@ struct CoreSlots {
 
 struct Engine::Impl {
   std::vector<CoreSlots> cores; /* index i: the model's core i */
+  WakeOffset await_offset;      /* await_end ()'s alarm: the producer's own */
 };
 
 Engine::Engine (std::shared_ptr<LoadedModel> model)
@@ -87,6 +88,7 @@ Status Engine::Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cf
   std::unique_ptr<Engine> e (new Engine (std::move (model)));
   e->cfg_ = e->model_->config ();
   e->cfg_.num_slots = cfg.num_slots;
+  e->cfg_.spare_slot = cfg.spare_slot;
   e->cfg_.user = cfg.user;
   if (!(st = e->make_slots ()).ok ())
     return st;
@@ -95,7 +97,7 @@ Status Engine::Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cf
   return Status::Ok ();
 }
 
-/* num_slots on each core: the scheduler may send every task in flight to one core. Only the
+/* num_slots (and the spare) on each core: the scheduler may send every task in flight to one core. Only the
  * registrations take the model's mutex (other sharers may be submitting on its handles): the
  * allocations, zeroing and pinning run beside their tasks. */
 Status Engine::make_slots ()
@@ -105,15 +107,15 @@ Status Engine::make_slots ()
   for (int ci = 0; ci < model_->cores (); ++ci) {
     CoreQueue &q = model_->core (ci);
     CoreSlots &c = impl_->cores[size_t (ci)];
-    for (int i = 0; i < cfg_.num_slots; ++i) {
+    for (int i = 0; i < slots_per_core (); ++i) {
       std::unique_ptr<TaskSlot> s;
       const Status st = TaskSlot::Create (q.device_ptr (), q.module ().handle (), inputs_, outputs_,
-                                          engine_slot (ci, i, cfg_.num_slots), &s, &mutex_);
+                                          engine_slot (ci, i, slots_per_core ()), &s, &mutex_);
       if (!st.ok ())
         return st;
       c.slots.push_back (std::move (s));
     }
-    c.ring = SlotRing (cfg_.num_slots);
+    c.ring = SlotRing (slots_per_core ());
   }
   return Status::Ok ();
 }
@@ -135,7 +137,7 @@ int Engine::core_number (int index) const
 
 int Engine::core_of (int slot) const
 {
-  return core_number (place_of (slot, cores (), cfg_.num_slots).core);
+  return core_number (place_of (slot, cores (), slots_per_core ()).core);
 }
 
 CoreCounters Engine::core_counters (int index) const
@@ -216,14 +218,14 @@ Status Engine::acquire (Task *task)
   s.timings = SlotTimings ();
   s.timings.dla_core = q.core ();
   s.wait.started ();
-  *task = Task{engine_slot (ci, local, cfg_.num_slots), s.input_ptr (0), s.timed};
+  *task = Task{engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed};
   return Status::Ok ();
 }
 
 void Engine::release (const Task &task)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (task.slot, cores (), cfg_.num_slots);
+  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
   if (at.core < 0)
     return;
   SlotRing &ring = impl_->cores[size_t (at.core)].ring;
@@ -240,7 +242,7 @@ TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Sta
     *st = fatal_status ();
     return nullptr;
   }
-  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
   if (at.core < 0) {
     *st = Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " does not exist (" +
                                              std::to_string (num_slots ()) + " slots)");
@@ -260,7 +262,7 @@ TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Sta
 
 TaskSlot *Engine::slot_at (int slot) const
 {
-  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
   return at.core < 0 ? nullptr : impl_->cores[size_t (at.core)].slots[size_t (at.local)].get ();
 }
 
@@ -282,7 +284,7 @@ Status Engine::submit (const Task &task, void *input_ready)
       s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
     ring->ended (local);
-    model_->scheduler ().dropped (place_of (task.slot, cores (), cfg_.num_slots).core);
+    model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core);
     wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)
       return on_cuda_error (*q, model_->library ().emulated_external_error (), "cudlaSubmitTask");
@@ -338,7 +340,7 @@ Status Engine::wait (const Task &task, Deadline deadline)
                                               " (DLA core " + std::to_string (q->core ()) +
                                               ") had not finished by the caller's deadline");
   std::lock_guard<std::mutex> lock (mutex_);
-  return finish (*q, *ring, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err);
 }
 
 Status Engine::poll (const Task &task, bool *done)
@@ -358,13 +360,36 @@ Status Engine::poll (const Task &task, bool *done)
     return Status::Ok ();
   *done = true;
   s->wait.ended ();
-  return finish (*q, *ring, place_of (task.slot, cores (), cfg_.num_slots).core, local, err);
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err);
+}
+
+Status Engine::await_end (const Task &task, Deadline deadline)
+{
+  void *event = nullptr;
+  std::chrono::steady_clock::time_point end;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
+    if (at.core < 0 || impl_->cores[size_t (at.core)].ring.state (at.local) != SlotRing::State::kSubmitted)
+      return Status::Ok (); /* its consumer saw it end */
+    const TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
+    event = s.end_event ();
+    end = s.wait.wake_end ();
+  }
+  /* Its end event is recorded again only by the next submit on the slot: the caller's own. */
+  ScopedContext scope (primary_context ());
+  TimerSlackScope slack; /* the caller's thread may be one GStreamer pools */
+  const int err = wait_for_event (event, end, deadline, &impl_->await_offset);
+  if (err == cudaErrorNotReady)
+    return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
+                                              " had not finished by the caller's deadline");
+  return Status::Ok ();
 }
 
 bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (slot, cores (), cfg_.num_slots);
+  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
   return at.core >= 0 && impl_->cores[size_t (at.core)].ring.check_in_flight (at.local).ok ();
 }
 
@@ -473,7 +498,7 @@ Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes,
 {
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
-  CoreQueue &q = model_->core (place_of (slot, cores (), cfg_.num_slots).core);
+  CoreQueue &q = model_->core (place_of (slot, cores (), slots_per_core ()).core);
   auto *stream = static_cast<cudaStream_t> (q.stream ());
   int err;
   {

@@ -100,8 +100,9 @@ class Engine {
   int cuda_device () const { return cfg_.cuda_device; }
   int dla_core () const { return cfg_.dla_core; } /* as configured: a core, or kEveryCore */
   /* Slot numbers run 0..num_slots () - 1 across the cores; at most max_tasks () are in flight. */
-  int num_slots () const { return cores () * cfg_.num_slots; }
+  int num_slots () const { return cores () * slots_per_core (); }
   int max_tasks () const { return cfg_.num_slots; }
+  bool spare_slot () const { return cfg_.spare_slot; } /* EngineConfig::spare_slot */
   /* The cores the engine runs on: cores () of them, core_number (i) the DLA core of the i-th. */
   int cores () const;
   int core_number (int index) const;
@@ -127,6 +128,10 @@ class Engine {
   Status wait (const Task &task, Deadline deadline = kNoDeadline);
   /* Without blocking: *done tells whether the task ended; when it did, the status is wait ()'s. */
   Status poll (const Task &task, bool *done);
+  /* Until the task's end event completed, or `deadline` (kTimeout): for the producer, while the
+   * consumer waits for the same task with wait () (EngineConfig::spare_slot). Changes nothing: the
+   * consumer still ends the task and reports its status. Ok at once for a task already ended. */
+  Status await_end (const Task &task, Deadline deadline);
   /* Whether `slot` has a task submitted and not yet seen ending. */
   bool in_flight (int slot);
 
@@ -155,6 +160,7 @@ class Engine {
  private:
   struct Impl;
   explicit Engine (std::shared_ptr<LoadedModel> model);
+  int slots_per_core () const { return cfg_.num_slots + (cfg_.spare_slot ? 1 : 0); }
   Status make_slots ();
   Status fatal_status () const;
   static void wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, void *stream);

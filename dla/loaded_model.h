@@ -44,7 +44,12 @@ struct EngineConfig {
   uint32_t task_timeout_ms = 5000;
   /* Per sharer. */
   int num_slots = 1; /* tasks in flight at most, across the cores; each core has this many slots */
-  std::string user;  /* who opens it (an element's name), for the handle limit's message */
+  /* One slot more on each core, for a producer that submits the next task as soon as the DLA ends
+   * one (Engine::await_end), while its consumer still reads that one's outputs: with one task in
+   * flight, the DLA would otherwise idle while the consumer wakes the producer. The caller then
+   * counts num_slots + 1 tasks until read (engine.h: slots come back in turn). */
+  bool spare_slot = false;
+  std::string user; /* who opens it (an element's name), for the handle limit's message */
   /* Called with the mapped tensors before anything is allocated for them: the caller's limits on
    * what it can run (a non-ok status ends Open with it). */
   std::function<Status (const std::vector<TensorInfo> &inputs, const std::vector<TensorInfo> &outputs)>

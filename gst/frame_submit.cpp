@@ -82,12 +82,35 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
       f->slot = task.slot;
       f->timed = task.timed;
       f->graphed = priv->input.graphed ();
+      if (engine.spare_slot ())
+        priv->previous_task = task;
       return st;
     }
   }
   engine.release (task); /* no-op once submitted: a refused submit ended the task */
   priv->input.drain ();
   return st;
+}
+
+/* max-in-flight=1: the DLA ends its one task before the next is submitted. The streaming thread
+ * waits for that end itself, beside the src task: waiting for the src task to read the task and
+ * wake it would leave the DLA idle for that wake-up on every frame (the engine's spare slot takes
+ * the next input meanwhile). In slices, so that a flush or the src task's stored flow (a failed or
+ * hung task: it has its own deadline) ends the wait. */
+dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  constexpr std::chrono::milliseconds kSlice{100};
+  while (priv->previous_task.slot >= 0) {
+    if (priv->inflight.flushing ())
+      return dlainfer::InFlight::Wait::kFlushing;
+    if (priv->inflight.flow () != GST_FLOW_OK)
+      return dlainfer::InFlight::Wait::kStopped;
+    if (priv->model->engine->await_end (priv->previous_task, std::chrono::steady_clock::now () + kSlice)
+            .ok ())
+      priv->previous_task = dla::Task ();
+  }
+  return dlainfer::InFlight::Wait::kReady;
 }
 
 /* Submitted tasks of a wave that cannot go on (a later step failed): each ends before the frame
@@ -261,7 +284,9 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   if (s.objects)
     return submit_objects (self, f, s);
   const bool infer = priv->interval.infer_now (s.interval);
-  const dlainfer::InFlight::Wait w = priv->inflight.wait_for_room (infer);
+  dlainfer::InFlight::Wait w = priv->inflight.wait_for_room (infer);
+  if (w == dlainfer::InFlight::Wait::kReady && infer)
+    w = await_previous_task (self);
   if (w != dlainfer::InFlight::Wait::kReady)
     return refused_flow (self, w);
   if (infer) {

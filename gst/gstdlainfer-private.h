@@ -58,6 +58,9 @@ struct GstDlaInferPrivate {
   /* The stream (reset at start, flush and stream-start; streaming thread): which frames run the
    * model. */
   dlainfer::Interval interval;
+  /* max-in-flight=1 (start to stop, streaming thread): the task submitted last, whose end the next
+   * submit awaits itself (frame_submit.cpp: await_previous_task); slot -1 when none. */
+  dla::Task previous_task;
 
   /* inference-region=roi-list (start to stop): the objects' flow and result cache, the names their
    * results are written under, scratch of the streaming thread (rois) and of the src task (scores,

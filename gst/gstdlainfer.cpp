@@ -357,9 +357,12 @@ static gboolean gst_dla_infer_open_model (GstDlaInfer *self, const dlainfer::Ins
     return FALSE;
   }
   priv->model = std::move (model);
-  /* At most max-in-flight tasks; frames that skip the model wait behind them, a few more. */
-  const int slots = priv->model->engine->max_tasks (); /* across the cores */
+  /* At most max-in-flight tasks (and the one the spare slot holds while the src task reads it);
+   * frames that skip the model wait behind them, a few more. */
+  const dla::Engine &engine = *priv->model->engine;
+  const int slots = engine.max_tasks () + (engine.spare_slot () ? 1 : 0); /* across the cores */
   priv->inflight.configure (slots, slots + kSkippedFramesQueued);
+  priv->previous_task = dla::Task ();
   priv->inflight.take_all ();
   priv->stream_failed = false;
   if (!(st = gst_dla_infer_warm_up (self)).ok ()) {

@@ -60,6 +60,8 @@ bool open_engine (GstElement *element, const Settings &s, void *primary, Model *
   config.cuda_device = s.device ();
   config.task_timeout_ms = s.task_timeout_ms;
   config.num_slots = s.max_in_flight;
+  /* One task in flight: the next is submitted the moment the DLA ends it (frame_submit.cpp). */
+  config.spare_slot = s.max_in_flight == 1 && s.inference_region == InferenceRegion::kFullFrame;
   config.user = GST_ELEMENT_NAME (element);
   config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
                               const std::vector<dla::TensorInfo> &out) {

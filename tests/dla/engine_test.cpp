@@ -268,6 +268,34 @@ TEST (EngineFlow, ProducerAndConsumerThreads)
   EXPECT_EQ (wrong, 0) << "a task read back another's colour";
 }
 
+/* One task in flight with the spare slot (max-in-flight=1): the producer awaits the task's end
+ * beside its consumer and fills the spare while the consumer has not read the outputs yet; the
+ * await ends nothing (the consumer's wait does), and gives up at its deadline. */
+TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
+{
+  REQUIRE_MODEL ("colours");
+  g_setenv ("SWDLA_SERVICE_US", "20000", TRUE);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1, 0, 5000, true).ok ());
+  EXPECT_EQ (e->max_tasks (), 1);
+  ASSERT_EQ (e->num_slots (), 2) << "one task in flight and the spare";
+  dla::Task a, b;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[3]), &a).ok ());
+  const auto soon = std::chrono::steady_clock::now () + std::chrono::milliseconds (2);
+  EXPECT_EQ (e->await_end (a, soon).code, dla::Code::kTimeout) << "a 20 ms task cannot end in 2 ms";
+  const dla::Status ended = e->await_end (a, std::chrono::steady_clock::now () + std::chrono::seconds (5));
+  ASSERT_TRUE (ended.ok ()) << ended.message;
+  EXPECT_TRUE (e->in_flight (a.slot)) << "await_end must leave the task to its consumer";
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[6]), &b).ok ()) << "the spare takes the next";
+  EXPECT_NE (b.slot, a.slot);
+  ASSERT_TRUE (e->wait (a).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3) << "the next task must not touch the last one's outputs";
+  EXPECT_TRUE (e->await_end (a, std::chrono::steady_clock::now ()).ok ()) << "an ended task: at once";
+  ASSERT_TRUE (e->wait (b).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 6);
+  g_unsetenv ("SWDLA_SERVICE_US");
+}
+
 TEST (EngineFlow, SlotMisuseIsRefused)
 {
   REQUIRE_MODEL ("colours");

@@ -32,11 +32,12 @@ inline bool have_model (const std::string &name)
 }
 
 inline dla::Status open (const std::string &name, std::unique_ptr<dla::Engine> *e, int slots = 1,
-                         int core = 0, uint32_t timeout_ms = 5000)
+                         int core = 0, uint32_t timeout_ms = 5000, bool spare_slot = false)
 {
   dla::EngineConfig cfg;
   cfg.model_path = model (name);
   cfg.num_slots = slots;
+  cfg.spare_slot = spare_slot;
   cfg.dla_core = core;
   cfg.task_timeout_ms = timeout_ms;
   return dla::Engine::Open (cfg, e);

@@ -161,6 +161,15 @@ TEST_F (Inflight, OrderAndIdentityAtEveryMaxInFlight)
   }
 }
 
+/* max-in-flight=1 submits the next task the moment the DLA ends one, into the engine's spare slot,
+ * while the src task still reads the last: never while it runs. swdla refuses a second task queued
+ * on its handle, so a streaming thread that submitted early would fail the stream. */
+TEST_F (Inflight, OneInFlightNeverQueuesASecondTask)
+{
+  SwdlaEnv limit ({{"SWDLA_QUEUE_LIMIT", "1"}, {"SWDLA_QUEUE_FULL", "fail"}});
+  run_in_order (1, 1000);
+}
+
 /* `interval`: skipped frames go through the same queue and carry the nearest preceding inferred
  * frame's result (in input order), with its age. */
 TEST_F (Inflight, SkippedFramesCarryThePrecedingResult)

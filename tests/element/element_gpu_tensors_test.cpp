@@ -351,13 +351,14 @@ TEST_F (Tensors, DumpToAnUnwritableFolderWarns)
   p.stop ();
 }
 
-/* Downstream holds every pooled pinned buffer (max-in-flight + 16 per output): the frames go on, each
- * tensor over the bound copied on the host, counted in stats, with one warning on the bus. */
+/* Downstream holds every pooled pinned buffer (the engine's slots + 16 per output; max-in-flight=1
+ * has two slots, the one in flight and the spare): the frames go on, each tensor over the bound
+ * copied on the host, counted in stats, with one warning on the bus. */
 TEST_F (Tensors, PoolExhaustedCopiesCountedAndWarnedOnce)
 {
   Pipeline p (pipeline_of (model ("colours"), "tensor-meta=true max-in-flight=1"));
   ASSERT_TRUE (p.play ());
-  const int bound = 1 + 16, n = bound + 3;
+  const int bound = 2 + 16, n = bound + 3;
   for (int i = 0; i < n; ++i)
     ASSERT_TRUE (p.push (rgba_frame (160, 120, gradient)));
   std::vector<GstSample *> held; /* every tensor stays downstream until the end */
