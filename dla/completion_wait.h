@@ -110,8 +110,12 @@ class CompletionWait {
   std::chrono::steady_clock::time_point wake_end () const;
   /* Where the alarm is set relative to the expected end (WakeOffset). */
   std::chrono::nanoseconds alarm_offset () const { return offset_.get (); }
-  /* Host milliseconds from started () to the end of the last wait. */
-  float elapsed_ms () const { return std::chrono::duration<float, std::milli> (end_ - start_).count (); }
+  /* Host milliseconds from started () to `end` (the end of the last wait by default). */
+  float elapsed_ms () const { return elapsed_ms (end_); }
+  float elapsed_ms (std::chrono::steady_clock::time_point end) const
+  {
+    return std::chrono::duration<float, std::milli> (end - start_).count ();
+  }
 
  private:
   std::chrono::steady_clock::time_point start_{}, begin_{}, end_{};

@@ -217,6 +217,8 @@ Status Engine::acquire (Task *task)
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
   s.timings.dla_core = q.core ();
+  s.ended_early = false; /* a dropped frame's task, never collected */
+  s.early_whole_ms = -1.f;
   s.wait.started ();
   *task = Task{engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed};
   return Status::Ok ();
@@ -329,6 +331,9 @@ Status Engine::wait (const Task &task, Deadline deadline)
   int local = -1;
   {
     std::lock_guard<std::mutex> lock (mutex_);
+    TaskSlot *early = slot_at (task.slot);
+    if (early && early->ended_early)
+      return collect_early (*early);
     if (!(s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local, &ring)))
       return st;
   }
@@ -340,7 +345,19 @@ Status Engine::wait (const Task &task, Deadline deadline)
                                               " (DLA core " + std::to_string (q->core ()) +
                                               ") had not finished by the caller's deadline");
   std::lock_guard<std::mutex> lock (mutex_);
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err);
+  if (s->ended_early) /* the producer saw the end first (await_end) */
+    return collect_early (*s);
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err,
+                 s->wait.ended_at (), true);
+}
+
+Status Engine::collect_early (TaskSlot &s)
+{
+  s.ended_early = false;
+  if (s.early_whole_ms >= 0.f)
+    s.wait.learn (s.early_whole_ms);
+  s.early_whole_ms = -1.f;
+  return s.early_status;
 }
 
 Status Engine::poll (const Task &task, bool *done)
@@ -348,6 +365,11 @@ Status Engine::poll (const Task &task, bool *done)
   *done = false;
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
+  TaskSlot *early = slot_at (task.slot);
+  if (early && early->ended_early) {
+    *done = true;
+    return collect_early (*early);
+  }
   CoreQueue *q = nullptr;
   SlotRing *ring = nullptr;
   int local = -1;
@@ -360,7 +382,8 @@ Status Engine::poll (const Task &task, bool *done)
     return Status::Ok ();
   *done = true;
   s->wait.ended ();
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err);
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err,
+                 s->wait.ended_at (), true);
 }
 
 Status Engine::await_end (const Task &task, Deadline deadline)
@@ -383,6 +406,16 @@ Status Engine::await_end (const Task &task, Deadline deadline)
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
                                               " had not finished by the caller's deadline");
+  const auto seen = std::chrono::steady_clock::now ();
+  /* Ended here, unless the consumer did meanwhile: its status is read before our next submit. */
+  std::lock_guard<std::mutex> lock (mutex_);
+  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
+  CoreSlots &c = impl_->cores[size_t (at.core)];
+  if (c.ring.state (at.local) != SlotRing::State::kSubmitted)
+    return Status::Ok ();
+  TaskSlot &s = *c.slots[size_t (at.local)];
+  s.early_status = finish (model_->core (at.core), c.ring, at.core, at.local, err, seen, false);
+  s.ended_early = true;
   return Status::Ok ();
 }
 
@@ -398,21 +431,27 @@ bool Engine::in_flight (int slot)
  * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
  * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the
  * core's first task. */
-Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err)
+Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err,
+                       std::chrono::steady_clock::time_point seen_end, bool consumer)
 {
   ring.ended (local);
   TaskSlot &s = *impl_->cores[size_t (core_index)].slots[size_t (local)];
   CoreScheduler &scheduler = model_->scheduler ();
-  q.clock.ended (s.wait.ended_at (), s.wait.expected ());
+  q.clock.ended (seen_end, s.wait.expected ());
   Status st =
       cuda_err != cudaSuccess ? on_cuda_error (q, cuda_err, "waiting for the DLA task") : task_status (q);
   if (!st.ok ()) {
     scheduler.dropped (core_index);
     return st;
   }
-  s.timings.total_ms = s.wait.elapsed_ms ();
-  if (s.timed)
-    s.learn_timings ();
+  s.timings.total_ms = s.wait.elapsed_ms (seen_end);
+  if (s.timed) {
+    const float whole = s.learn_timings ();
+    if (consumer && whole >= 0.f)
+      s.wait.learn (whole);
+    else if (whole >= 0.f)
+      s.early_whole_ms = whole; /* the consumer's wait may be reading what learn () writes */
+  }
   const std::chrono::nanoseconds took =
       s.timings.dla_ms > 0.f ? std::chrono::nanoseconds (int64_t (double (s.timings.dla_ms) * 1e6))
                              : scheduler.counters (core_index).expected;

@@ -129,8 +129,10 @@ class Engine {
   /* Without blocking: *done tells whether the task ended; when it did, the status is wait ()'s. */
   Status poll (const Task &task, bool *done);
   /* Until the task's end event completed, or `deadline` (kTimeout): for the producer, while the
-   * consumer waits for the same task with wait () (EngineConfig::spare_slot). Changes nothing: the
-   * consumer still ends the task and reports its status. Ok at once for a task already ended. */
+   * consumer waits for the same task with wait () (EngineConfig::spare_slot). Whichever sees the end
+   * first ends the task and reads the DLA's status of it, before the producer submits another (the
+   * error state is per device); the consumer's wait or poll then returns that status. Ok at once
+   * for a task already ended. */
   Status await_end (const Task &task, Deadline deadline);
   /* Whether `slot` has a task submitted and not yet seen ending. */
   bool in_flight (int slot);
@@ -170,7 +172,12 @@ class Engine {
                       int *local = nullptr, SlotRing **ring = nullptr);
   TaskSlot *slot_at (int slot) const; /* nullptr for a bad slot */
   Status on_cuda_error (const CoreQueue &q, int err, const char *what);
-  Status finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err);
+  /* `seen_end`: when the end was seen; `consumer`: called by the task's consumer (else its wait
+   * learns the task's duration when it collects the status). */
+  Status finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err,
+                 std::chrono::steady_clock::time_point seen_end, bool consumer);
+  /* The consumer takes the status of a task await_end () ended. mutex_ held. */
+  static Status collect_early (TaskSlot &s);
   Status task_status (const CoreQueue &q);
   Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);
 

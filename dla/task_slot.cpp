@@ -121,15 +121,13 @@ cudlaStatus TaskSlot::queue (const Device &device, void *stream, void *input_rea
   return cudlaSuccess;
 }
 
-void TaskSlot::learn_timings ()
+float TaskSlot::learn_timings ()
 {
   const float dla = elapsed_ms (submitted_.get (), dla_end_.get ());
   if (dla >= 0.f)
     timings.dla_ms = dla;
   /* From the engine's stream reaching the task (its input written) to the outputs copied. */
-  const float whole = elapsed_ms (submitted_.get (), done_.get ());
-  if (whole >= 0.f)
-    wait.learn (whole);
+  return elapsed_ms (submitted_.get (), done_.get ());
 }
 
 }  // namespace dla

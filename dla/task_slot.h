@@ -81,12 +81,17 @@ class TaskSlot {
                      int *cuda_err, bool *after_failed);
   /* The event the task's end is recorded on. */
   void *end_event () const { return timed ? done_.get () : done_untimed_.get (); }
-  /* After a timed task: its DLA time into timings, its device time from submit to outputs copied
-   * into the wait. */
-  void learn_timings ();
+  /* After a timed task: its DLA time into timings; returns its device time from submit to outputs
+   * copied (negative if unknown), for wait.learn () on the thread that owns the wait. */
+  float learn_timings ();
 
   bool timed = false;
   uint64_t tasks = 0; /* tasks acquired on this slot so far */
+  /* The task was finished by another thread than its consumer (Engine::await_end): the status the
+   * consumer's wait or poll returns, and what its wait has still to learn (learn_timings). */
+  bool ended_early = false;
+  Status early_status;
+  float early_whole_ms = -1.f;
   SlotTimings timings;
   CompletionWait wait;
 

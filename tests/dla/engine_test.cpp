@@ -269,8 +269,9 @@ TEST (EngineFlow, ProducerAndConsumerThreads)
 }
 
 /* One task in flight with the spare slot (max-in-flight=1): the producer awaits the task's end
- * beside its consumer and fills the spare while the consumer has not read the outputs yet; the
- * await ends nothing (the consumer's wait does), and gives up at its deadline. */
+ * beside its consumer and fills the spare while the consumer has not read the outputs yet; seeing
+ * the end first, the await ends the task and the consumer's wait returns its status; it gives up
+ * at its deadline. */
 TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
 {
   REQUIRE_MODEL ("colours");
@@ -285,15 +286,42 @@ TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
   EXPECT_EQ (e->await_end (a, soon).code, dla::Code::kTimeout) << "a 20 ms task cannot end in 2 ms";
   const dla::Status ended = e->await_end (a, std::chrono::steady_clock::now () + std::chrono::seconds (5));
   ASSERT_TRUE (ended.ok ()) << ended.message;
-  EXPECT_TRUE (e->in_flight (a.slot)) << "await_end must leave the task to its consumer";
+  EXPECT_FALSE (e->in_flight (a.slot)) << "await_end saw the end first: it ended the task";
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[6]), &b).ok ()) << "the spare takes the next";
   EXPECT_NE (b.slot, a.slot);
-  ASSERT_TRUE (e->wait (a).ok ());
+  const dla::Status collected = e->wait (a);
+  ASSERT_TRUE (collected.ok ()) << "the consumer gets the status await_end read: " << collected.message;
   EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3) << "the next task must not touch the last one's outputs";
   EXPECT_TRUE (e->await_end (a, std::chrono::steady_clock::now ()).ok ()) << "an ended task: at once";
   ASSERT_TRUE (e->wait (b).ok ());
   EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 6);
   g_unsetenv ("SWDLA_SERVICE_US");
+}
+
+/* The DLA's error state is per device: await_end reads a task's status when it sees the end,
+ * before the producer submits the next, so a failure stays with its own task. Read by the
+ * consumer's waits after the next task failed, the first would report the second's failure. */
+TEST (EngineFlow, AwaitEndKeepsEachTaskItsOwnStatus)
+{
+  REQUIRE_MODEL ("colours");
+  g_setenv ("SWDLA_SERVICE_US", "2000", TRUE);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1, 0, 5000, true).ok ());
+  ASSERT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[0])).ok ()) << "a first task, set-up costs";
+  g_setenv ("SWDLA_TASK_ERROR", "2:cudlaErrorDlaErrInvalidInput", TRUE);
+  const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
+  dla::Task a, b;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &a).ok ());
+  ASSERT_TRUE (e->await_end (a, later ()).ok ());
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[5]), &b).ok ());
+  ASSERT_TRUE (e->await_end (b, later ()).ok ());
+  const dla::Status sa = e->wait (a), sb = e->wait (b);
+  g_unsetenv ("SWDLA_TASK_ERROR");
+  g_unsetenv ("SWDLA_SERVICE_US");
+  EXPECT_TRUE (sa.ok ()) << "the first task's own status: " << sa.message;
+  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 2);
+  EXPECT_EQ (sb.code, dla::Code::kRuntime);
+  EXPECT_NE (sb.message.find ("cudlaErrorDlaErrInvalidInput"), std::string::npos) << sb.message;
 }
 
 TEST (EngineFlow, SlotMisuseIsRefused)
