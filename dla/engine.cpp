@@ -340,13 +340,13 @@ Status Engine::wait (const Task &task, Deadline deadline)
   ScopedContext scope (primary_context ());
   /* The sync seam: the thread sleeps while the DLA works (completion_wait.h), without the mutex. */
   const int err = s->wait.wait (s->end_event (), deadline);
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (s->ended_early) /* the producer saw the end first (await_end), maybe just after our deadline */
+    return collect_early (*s);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
                                               " (DLA core " + std::to_string (q->core ()) +
                                               ") had not finished by the caller's deadline");
-  std::lock_guard<std::mutex> lock (mutex_);
-  if (s->ended_early) /* the producer saw the end first (await_end) */
-    return collect_early (*s);
   return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err,
                  s->wait.ended_at (), true);
 }
@@ -388,6 +388,8 @@ Status Engine::poll (const Task &task, bool *done)
 
 Status Engine::await_end (const Task &task, Deadline deadline)
 {
+  if (process_poisoned ())
+    return fatal_status ();
   void *event = nullptr;
   std::chrono::steady_clock::time_point end;
   {
@@ -423,7 +425,11 @@ bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  return at.core >= 0 && impl_->cores[size_t (at.core)].ring.check_in_flight (at.local).ok ();
+  if (at.core < 0)
+    return false;
+  /* Ended by await_end and not yet collected: still the consumer's to wait for. */
+  return impl_->cores[size_t (at.core)].ring.check_in_flight (at.local).ok () ||
+         impl_->cores[size_t (at.core)].slots[size_t (at.local)]->ended_early;
 }
 
 /* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The

@@ -78,12 +78,13 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
   if (st.ok ()) {
     *step = "dla::Engine::submit";
     st = engine.submit (task, ready);
+    /* Queued, even when submit reports an error after queueing: the next frame awaits its end. */
+    if (engine.spare_slot () && engine.in_flight (task.slot))
+      priv->previous_task = task;
     if (st.ok ()) {
       f->slot = task.slot;
       f->timed = task.timed;
       f->graphed = priv->input.graphed ();
-      if (engine.spare_slot ())
-        priv->previous_task = task;
       return st;
     }
   }
@@ -96,18 +97,26 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
  * waits for that end itself, beside the src task: waiting for the src task to read the task and
  * wake it would leave the DLA idle for that wake-up on every frame (the engine's spare slot takes
  * the next input meanwhile). In slices, so that a flush or the src task's stored flow (a failed or
- * hung task: it has its own deadline) ends the wait. */
+ * hung task) ends the wait, and within task-timeout + 1 s of its own (a task no frame waits for
+ * any more: one a flush dropped while it hung). kTimeout then, with the task left in flight. */
 dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
 {
   GstDlaInferPrivate *priv = self->priv;
   constexpr std::chrono::milliseconds kSlice{100};
+  const auto give_up =
+      std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1);
   while (priv->previous_task.slot >= 0) {
     if (priv->inflight.flushing ())
       return dlainfer::InFlight::Wait::kFlushing;
     if (priv->inflight.flow () != GST_FLOW_OK)
       return dlainfer::InFlight::Wait::kStopped;
-    if (priv->model->engine->await_end (priv->previous_task, std::chrono::steady_clock::now () + kSlice)
-            .ok ())
+    const auto now = std::chrono::steady_clock::now ();
+    if (now >= give_up)
+      return dlainfer::InFlight::Wait::kTimeout;
+    /* Any end but a timeout (ended, failed, a fault): acquire () says what comes next. */
+    const dla::Status st =
+        priv->model->engine->await_end (priv->previous_task, std::min (give_up, now + kSlice));
+    if (st.code != dla::Code::kTimeout)
       priv->previous_task = dla::Task ();
   }
   return dlainfer::InFlight::Wait::kReady;
@@ -287,6 +296,14 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   dlainfer::InFlight::Wait w = priv->inflight.wait_for_room (infer);
   if (w == dlainfer::InFlight::Wait::kReady && infer)
     w = await_previous_task (self);
+  if (w == dlainfer::InFlight::Wait::kTimeout)
+    return frame_failed (self,
+                         dla::Status::Error (dla::Code::kTimeout,
+                                             "the DLA task before this frame did not end within task-timeout "
+                                             "(" +
+                                                 std::to_string (gst_dla_infer_task_timeout (self).count ()) +
+                                                 " ms) + 1 s; raise task-timeout if the model needs longer"),
+                         "waiting for the DLA task before the frame's");
   if (w != dlainfer::InFlight::Wait::kReady)
     return refused_flow (self, w);
   if (infer) {

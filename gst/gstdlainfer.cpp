@@ -546,8 +546,10 @@ static gboolean gst_dla_infer_propose_allocation (GstBaseTransform *trans, GstQu
   GstDlaInfer *self = GST_DLA_INFER (trans);
   GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query);
   GST_OBJECT_LOCK (self);
-  const guint extra = guint (self->priv->settings.max_in_flight);
+  guint extra = guint (self->priv->settings.max_in_flight);
   GST_OBJECT_UNLOCK (self);
+  if (self->priv->model && self->priv->model->engine->spare_slot ())
+    extra += 1; /* max-in-flight=1: the frame whose task the spare slot takes */
   const guint n = gst_query_get_n_allocation_pools (query);
   for (guint i = 0; i < n; ++i) {
     GstBufferPool *pool = nullptr;

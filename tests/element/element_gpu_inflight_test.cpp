@@ -504,6 +504,22 @@ TEST_F (Inflight, AllocationAddsMaxInFlightToMinBuffers)
   }
 }
 
+/* max-in-flight=1 holds one frame more: the one whose task the spare slot takes. */
+TEST_F (Inflight, AllocationCountsTheSpareSlotOfOneInFlight)
+{
+  GstHarness *h = harness ("max-in-flight=1");
+  GstCaps *caps = gst_caps_from_string (kCaps.c_str ());
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  EXPECT_TRUE (gst_pad_peer_query (h->srcpad, q));
+  ASSERT_GE (gst_query_get_n_allocation_pools (q), 1u);
+  guint min = 0;
+  gst_query_parse_nth_allocation_pool (q, 0, nullptr, nullptr, &min, nullptr);
+  EXPECT_EQ (min, 2u);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
 /* Upstream's pool holds 2 buffers, fewer than max-in-flight: frames still flow (the src task
  * pushes as tasks end, without waiting for the next input). */
 TEST_F (Inflight, SmallFixedUpstreamPoolDoesNotDeadlock)
