@@ -134,7 +134,8 @@ class Engine {
    * error state is per device); the consumer's wait or poll then returns that status. Ok at once
    * for a task already ended. */
   Status await_end (const Task &task, Deadline deadline);
-  /* Whether `slot` has a task submitted and not yet seen ending. */
+  /* Whether `slot` has a task submitted and not yet collected by wait () or poll () (a task that
+   * await_end saw ending stays in flight until then). */
   bool in_flight (int slot);
 
   /* Work added to every task from now on (raw output tensors, task_slot.h): set before the first
