@@ -76,15 +76,23 @@ Spread spread (std::vector<double> v)
 /* The frames in flight the element keeps by default (max-in-flight, gst/settings.h). */
 constexpr int kDefaultInFlight = 2;
 
+/* A queue that holds what dlainfer keeps in flight by default. */
+const std::string kQueue =
+    "queue max-size-buffers=" + std::to_string (kDefaultInFlight) + " max-size-bytes=0 max-size-time=0";
+
 /* The floor of the element's design: its streaming thread submits, its src pad's task waits and
  * pushes, each waking once a frame; the second wake-up is the design's, not the element's code. */
 template <typename Range>
-void print_split_floor (const Spread &floor, const Spread &rest, const Range &range)
+void print_split_floor (const Spread &floor, const Spread &rest, const Spread &handoff, const Range &range)
 {
   std::printf (
       "the same frames split over two threads as dlainfer splits them (%d in flight; one thread submits, the "
       "other waits and frees the slot): %s; the rest over that floor: %s\n",
       kDefaultInFlight, range (floor).c_str (), range (rest).c_str ());
+  std::printf (
+      "GStreamer's own two-thread hand-off at the same pace, no CUDA (`%s ! identity sleep-time=GPU us` "
+      "against that identity alone): %s per frame\n",
+      kQueue.c_str (), range (handoff).c_str ());
   std::printf (
       "target: the element's own part <= 5 us CPU per frame over the floor of its two-thread design, every "
       "round: %s\n",
@@ -109,6 +117,9 @@ TEST (HostOverhead, DlainferAgainstIdentity)
   /* Per round: the same CUDA calls alone, for dlainfer's GPU time, on one thread and split over two
    * threads with the default frames in flight, as the element splits a frame. */
   std::vector<double> bare, split;
+  /* And GStreamer's own cost of a two-thread design at the same pace, no CUDA: `queue` hands each
+   * frame to its src pad's task as dlainfer does; identity's sleep stands for the task's wait. */
+  std::vector<double> handoff;
   for (int r = 0; r < kRounds; ++r) {
     ids.push_back (bench::run (frames, "identity", warmup, n));
     ASSERT_EQ (ids.back ().error, "");
@@ -120,6 +131,11 @@ TEST (HostOverhead, DlainferAgainstIdentity)
       const double gpu_us = 1000.0 * (d.preprocess_ms + d.dla_ms);
       bare.push_back (bench::bare_frame_cpu_us (gpu_us, int (n)));
       split.push_back (bench::bare_pipelined_cpu_us (gpu_us, int (n), kDefaultInFlight));
+      const std::string paced = "identity sleep-time=" + std::to_string (int (gpu_us + 0.5));
+      const bench::Result one = bench::run (frames, paced, warmup, n);
+      const bench::Result two = bench::run (frames, kQueue + (" ! " + paced), warmup, n);
+      ASSERT_EQ (one.error + two.error, "");
+      handoff.push_back (two.cpu_us () - one.cpu_us ());
     }
   }
   auto over = [&] (auto figure) {
@@ -204,7 +220,8 @@ TEST (HostOverhead, DlainferAgainstIdentity)
         "target: <= 20 us CPU added per frame, all of swdla's submit CPU taken out (a real submit costs"
         " some): %s, %s\n",
         own_cpu.median <= 20 ? "MET" : "MISSED", range (own_cpu).c_str ());
-    if (int (bare.size ()) == kRounds && *std::min_element (bare.begin (), bare.end ()) > 0) {
+    if (int (bare.size ()) == kRounds && int (handoff.size ()) == kRounds &&
+        *std::min_element (bare.begin (), bare.end ()) > 0) {
       /* Of that figure, what any synchronous CUDA frame pays this host, and what is dlainfer's own. */
       auto rest_over = [&] (const std::vector<double> &floor) {
         std::vector<double> rest;
@@ -217,7 +234,7 @@ TEST (HostOverhead, DlainferAgainstIdentity)
           "runs for dlainfer's GPU time per frame): %s; the rest (the element's own code, GStreamer's work "
           "beyond identity's, swdla's other calls): %s\n",
           range (spread (bare)).c_str (), range (rest_over (bare)).c_str ());
-      print_split_floor (spread (split), rest_over (split), range);
+      print_split_floor (spread (split), rest_over (split), spread (handoff), range);
     } else {
       ADD_FAILURE () << "the bare CUDA frame loop did not run";
     }
