@@ -285,7 +285,9 @@ Status Engine::submit (const Task &task, void *input_ready)
   const cudlaStatus cs =
       s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
-    ring->ended (local);
+    /* Never queued: given back with its turn, so that the next acquire does not reach the slot
+     * after it, whose task may have ended with its outputs still unread. */
+    ring->release (local);
     model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core);
     wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)

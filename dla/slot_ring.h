@@ -1,7 +1,7 @@
 /* gst-dlainfer: the states of an engine's task slots and the rules between them, apart from any
  * CUDA work so that misuse is tested on any machine:
- *   free -> acquired (acquire) -> submitted (submit) -> free (the task ended: wait or poll saw it,
- *   or the submit was refused); acquired -> free (release: the input could not be written).
+ *   free -> acquired (acquire) -> submitted (submit) -> free (the task ended: wait or poll saw
+ *   it); acquired -> free (release: the input could not be written, or the submit was refused).
  * Free slots are handed out in turn, from the one after the last acquired: a slot whose task just
  * ended comes back only when no other is free, so its outputs can still be read while a producer
  * on another thread acquires the next (engine.h). */
@@ -30,7 +30,7 @@ class SlotRing {
   void submitted (int slot) { states_[size_t (slot)] = State::kSubmitted; }
   /* Whether `slot` exists and has a task in flight (for wait and poll). */
   Status check_in_flight (int slot) const;
-  /* The task ended (or its submit was refused): the slot is free again. */
+  /* The task ended: the slot is free again. */
   void ended (int slot) { states_[size_t (slot)] = State::kFree; }
   /* Slots acquired or in flight. */
   int busy () const;

@@ -88,7 +88,7 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
       return st;
     }
   }
-  engine.release (task); /* no-op once submitted: a refused submit ended the task */
+  engine.release (task); /* no-op once submitted; a refused submit gave the slot back */
   priv->input.drain ();
   return st;
 }

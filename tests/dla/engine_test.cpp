@@ -10,11 +10,13 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "dla/core_queue.h"
 #include "engine_test_support.h"
 #include "host/classifier.h"
 #include "swdla_query.h"
@@ -190,6 +192,81 @@ TEST (EngineFlow, SlotsInFlight)
   }
 }
 
+/* The element's split, on the engine: a producer thread starts `tasks` tasks (colours cycling),
+ * with at most `window` not yet collected and `before_start (i, last)` run before each (`last`: the
+ * task it started before); this thread waits for each in order and reads its colour back. Returns
+ * how many were collected; *wrong: how many read back another's colour. */
+int split_run (dla::Engine &e, int tasks, int window,
+               const std::function<dla::Status (int, const dla::Task &)> &before_start, int *wrong)
+{
+  std::vector<std::vector<uint8_t>> inputs;
+  for (const auto &rgb : kCorners)
+    inputs.push_back (solid (e, rgb));
+  const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (10); };
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<std::pair<dla::Task, int>> queued; /* submitted, with the colour written */
+  int uncollected = 0;
+  bool failed = false;
+  std::thread producer ([&] {
+    dla::Task last;
+    for (int i = 0; i < tasks; ++i) {
+      {
+        std::unique_lock<std::mutex> lock (m);
+        cv.wait (lock, [&] { return uncollected < window || failed; });
+        if (failed)
+          return;
+        ++uncollected;
+      }
+      dla::Status st = before_start ? before_start (i, last) : dla::Status::Ok ();
+      if (st.ok ())
+        st = dla_test::start (e, inputs[size_t (i % 8)], &last);
+      std::lock_guard<std::mutex> lock (m);
+      if (!st.ok ()) {
+        ADD_FAILURE () << "task " << i << ": " << st.message;
+        failed = true;
+      } else {
+        queued.emplace_back (last, i % 8);
+      }
+      cv.notify_all ();
+      if (failed)
+        return;
+    }
+  });
+  int done = 0;
+  *wrong = 0;
+  while (done < tasks) {
+    std::pair<dla::Task, int> item;
+    {
+      std::unique_lock<std::mutex> lock (m);
+      cv.wait_for (lock, std::chrono::seconds (30), [&] { return !queued.empty () || failed; });
+      if (queued.empty ())
+        break;
+      item = queued.front ();
+      queued.pop_front ();
+    }
+    const dla::Status st = e.wait (item.first, later ());
+    if (!st.ok ()) {
+      ADD_FAILURE () << "task " << done << ": " << st.message;
+      break;
+    }
+    *wrong += dla_test::argmax (e, item.first.slot, 0, 8) != item.second;
+    {
+      std::lock_guard<std::mutex> lock (m);
+      --uncollected;
+    }
+    cv.notify_all ();
+    ++done;
+  }
+  {
+    std::lock_guard<std::mutex> lock (m);
+    failed = failed || done < tasks;
+  }
+  cv.notify_all ();
+  producer.join ();
+  return done;
+}
+
 /* The element's split: one thread acquires, writes and submits while another waits and reads, three
  * tasks in flight under a jittered service; every task reads back as its own colour, in order. */
 TEST (EngineFlow, ProducerAndConsumerThreads)
@@ -200,71 +277,10 @@ TEST (EngineFlow, ProducerAndConsumerThreads)
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e, 3).ok ());
   constexpr int kTasks = 600;
-  std::vector<std::vector<uint8_t>> inputs;
-  for (const auto &rgb : kCorners)
-    inputs.push_back (solid (*e, rgb));
-  std::mutex m;
-  std::condition_variable cv;
-  std::deque<std::pair<dla::Task, int>> queued; /* submitted, with the colour written */
-  int in_flight = 0;
-  bool failed = false;
-  std::thread producer ([&] {
-    for (int i = 0; i < kTasks; ++i) {
-      {
-        std::unique_lock<std::mutex> lock (m);
-        cv.wait (lock, [&] { return in_flight < 3 || failed; });
-        if (failed)
-          return;
-        ++in_flight;
-      }
-      dla::Task t;
-      const dla::Status st = dla_test::start (*e, inputs[size_t (i % 8)], &t);
-      std::lock_guard<std::mutex> lock (m);
-      if (!st.ok ()) {
-        ADD_FAILURE () << "task " << i << ": " << st.message;
-        failed = true;
-      } else {
-        queued.emplace_back (t, i % 8);
-      }
-      cv.notify_all ();
-      if (failed)
-        return;
-    }
-  });
-  int done = 0, wrong = 0;
-  while (done < kTasks) {
-    std::pair<dla::Task, int> item;
-    {
-      std::unique_lock<std::mutex> lock (m);
-      cv.wait_for (lock, std::chrono::seconds (30), [&] { return !queued.empty () || failed; });
-      if (queued.empty ())
-        break;
-      item = queued.front ();
-      queued.pop_front ();
-    }
-    const dla::Status st =
-        e->wait (item.first, std::chrono::steady_clock::now () + std::chrono::seconds (10));
-    if (!st.ok ()) {
-      ADD_FAILURE () << "task " << done << ": " << st.message;
-      break;
-    }
-    wrong += dla_test::argmax (*e, item.first.slot, 0, 8) != item.second;
-    {
-      std::lock_guard<std::mutex> lock (m);
-      --in_flight;
-    }
-    cv.notify_all ();
-    ++done;
-  }
-  {
-    std::lock_guard<std::mutex> lock (m);
-    failed = failed || done < kTasks;
-  }
-  cv.notify_all ();
-  producer.join ();
+  int wrong = 0;
+  EXPECT_EQ (split_run (*e, kTasks, 3, nullptr, &wrong), kTasks);
   g_unsetenv ("SWDLA_SERVICE_US");
   g_unsetenv ("SWDLA_SERVICE_JITTER_PCT");
-  EXPECT_EQ (done, kTasks);
   EXPECT_EQ (wrong, 0) << "a task read back another's colour";
 }
 
@@ -297,6 +313,46 @@ TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
   ASSERT_TRUE (e->wait (b).ok ());
   EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 6);
   g_unsetenv ("SWDLA_SERVICE_US");
+}
+
+/* The element's split at max-in-flight=1: the producer awaits the end of the task it submitted
+ * last, then fills the spare, while the consumer waits for the same task on its own thread (two
+ * tasks not yet collected at most, as the element's queue counts). Whichever sees an end first ends
+ * the task, exactly once: every task reads back as its own colour, and no count of the core's queue
+ * or of the scheduler is left over (a task ended twice would take another's count with it). */
+TEST (EngineFlow, AwaitEndAndWaitOnTwoThreadsEndEachTaskOnce)
+{
+  REQUIRE_MODEL ("colours");
+  g_setenv ("SWDLA_SERVICE_US", "300", TRUE);
+  g_setenv ("SWDLA_SERVICE_JITTER_PCT", "50", TRUE);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1, 0, 5000, true).ok ());
+  constexpr int kTasks = 400;
+  const dla::CoreCounters before = e->model ()->scheduler ().counters (0);
+  int awaited = 0, wrong = 0; /* awaited: written by the producer thread, read after it joined */
+  const int done = split_run (
+      *e, kTasks, 2,
+      [&] (int i, const dla::Task &last) {
+        if (i == 0)
+          return dla::Status::Ok ();
+        const dla::Status st =
+            e->await_end (last, std::chrono::steady_clock::now () + std::chrono::seconds (10));
+        awaited += st.ok ();
+        return st;
+      },
+      &wrong);
+  g_unsetenv ("SWDLA_SERVICE_US");
+  g_unsetenv ("SWDLA_SERVICE_JITTER_PCT");
+  EXPECT_EQ (done, kTasks);
+  EXPECT_EQ (wrong, 0) << "a task read back another's colour";
+  EXPECT_EQ (awaited, kTasks - 1);
+  EXPECT_EQ (e->model ()->core (0).clock.queued (), 0) << "the core's queue counted a task twice or never";
+  const dla::CoreCounters after = e->model ()->scheduler ().counters (0);
+  EXPECT_EQ (after.queued, 0) << "the scheduler's count is off";
+  EXPECT_EQ (after.tasks + after.dropped - before.tasks - before.dropped, uint64_t (kTasks))
+      << "each task ends once";
+  for (int slot = 0; slot < e->num_slots (); ++slot)
+    EXPECT_FALSE (e->in_flight (slot)) << "slot " << slot << " left in flight";
 }
 
 /* The DLA's error state is per device: await_end reads a task's status when it sees the end,
@@ -637,6 +693,32 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
   unsetenv ("SWDLA_FAIL_CALL");
   EXPECT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[2])).ok ())
       << "the engine goes on after a refused submit";
+}
+
+/* max-in-flight=1 with the spare: the producer saw the last task end, and its outputs are not read
+ * yet; the next submit is refused. The refused slot comes back with its turn, so the frame after
+ * takes it, not the slot whose outputs are still to be read. */
+TEST_F (Faults, RefusedSubmitGivesTheSpareBackWithItsTurn)
+{
+  REQUIRE_MODEL ("colours");
+  setenv ("SWDLA_SERVICE_US", "20000", 1);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1, 0, 5000, true).ok ());
+  const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
+  dla::Task a, refused, c;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[3]), &a).ok ());
+  ASSERT_TRUE (e->await_end (a, later ()).ok ());
+  setenv ("SWDLA_FAIL_CALL", "cudlaSubmitTask:1:cudlaErrorUmd", 1);
+  ASSERT_TRUE (e->acquire (&refused).ok ());
+  EXPECT_EQ (e->submit (refused, nullptr).code, dla::Code::kRuntime);
+  unsetenv ("SWDLA_FAIL_CALL");
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[6]), &c).ok ());
+  EXPECT_NE (c.slot, a.slot) << "the slot whose outputs are still to be read was handed out";
+  ASSERT_TRUE (e->wait (a, later ()).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3);
+  ASSERT_TRUE (e->wait (c, later ()).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, c.slot, 0, 8), 6);
+  unsetenv ("SWDLA_SERVICE_US");
 }
 
 TEST_F (Faults, CreateDeviceFailsWithItsStatus)
