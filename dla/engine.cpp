@@ -232,7 +232,7 @@ void Engine::release (const Task &task)
     return;
   SlotRing &ring = impl_->cores[size_t (at.core)].ring;
   if (ring.state (at.local) != SlotRing::State::kAcquired)
-    return; /* submitted (or refused, which ended it): not the caller's to give back */
+    return; /* submitted, or given back already (a refused submit): not the caller's to give back */
   ring.release (at.local);
   model_->scheduler ().dropped (at.core);
 }

@@ -78,8 +78,9 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
   if (st.ok ()) {
     *step = "dla::Engine::submit";
     st = engine.submit (task, ready);
-    /* Queued, even when submit reports an error after queueing: the next frame awaits its end. */
-    if (engine.spare_slot () && engine.in_flight (task.slot))
+    /* Queued, even when submit reports an error after queueing: the next frame awaits its end.
+     * A submit that succeeded queued it (no need to ask the engine, under its lock, every frame). */
+    if (engine.spare_slot () && (st.ok () || engine.in_flight (task.slot)))
       priv->previous_task = task;
     if (st.ok ()) {
       f->slot = task.slot;
