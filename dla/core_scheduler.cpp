@@ -26,7 +26,7 @@ nanoseconds CoreScheduler::assumed () const
   return known ? sum / known : nanoseconds (1);
 }
 
-int CoreScheduler::pick ()
+int CoreScheduler::pick (uint32_t allowed)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   const nanoseconds unknown = assumed ();
@@ -34,7 +34,7 @@ int CoreScheduler::pick ()
   nanoseconds best_end{0};
   for (int i = 0; i < cores (); ++i) {
     const Core &c = cores_[size_t (i)];
-    if (c.c.failed)
+    if (c.c.failed || !(allowed & (1u << i)))
       continue;
     const nanoseconds end = (c.c.queued + 1) * (c.known ? c.c.expected : unknown);
     if (best < 0 || end < best_end) { /* strictly earlier: ties stay with the lower core */

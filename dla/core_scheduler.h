@@ -32,8 +32,9 @@ class CoreScheduler {
   explicit CoreScheduler (int cores);
 
   int cores () const { return int (cores_.size ()); }
-  /* The core for the next task, counted as queued there; -1 when every core failed. */
-  int pick ();
+  /* The core for the next task among those `allowed` has a bit for (core i: bit i; a caller's
+   * cores with a free slot), counted as queued there; -1 when none of them can take it. */
+  int pick (uint32_t allowed = ~0u);
   /* A task picked for `core` ended after `duration` on the DLA: it leaves the queue, the duration
    * teaches the core's expected one and adds to its busy time (0 or less: as dropped ()). */
   void completed (int core, std::chrono::nanoseconds duration);

@@ -51,12 +51,13 @@ Engine::~Engine ()
   std::lock_guard<std::mutex> lock (mutex_);
   for (size_t ci = 0; ci < impl_->cores.size (); ++ci) {
     CoreSlots &c = impl_->cores[size_t (ci)];
-    for (int i = 0; i < c.ring.size (); ++i)
-      if (c.ring.state (i) != SlotRing::State::kFree) {
-        model_->scheduler ().dropped (int (ci));
-        if (c.ring.state (i) == SlotRing::State::kSubmitted)
-          model_->core (int (ci)).clock.dropped ();
-      }
+    for (int i = 0; i < c.ring.size (); ++i) {
+      const SlotRing::State state = c.ring.state (i);
+      if (state == SlotRing::State::kAcquired || state == SlotRing::State::kSubmitted)
+        model_->scheduler ().dropped (int (ci)); /* an ended task left the count when it ended */
+      if (state == SlotRing::State::kSubmitted)
+        model_->core (int (ci)).clock.dropped ();
+    }
     for (std::unique_ptr<TaskSlot> &s : c.slots) {
       s->unregister ();
       gone.push_back (std::move (s));
@@ -97,9 +98,9 @@ Status Engine::Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cf
   return Status::Ok ();
 }
 
-/* num_slots (and the spare) on each core: the scheduler may send every task in flight to one core. Only the
- * registrations take the model's mutex (other sharers may be submitting on its handles): the
- * allocations, zeroing and pinning run beside their tasks. */
+/* The engine's tasks in flight (and the spare) over its cores, a share on each: a sharer's memory
+ * is its tasks in flight, not that many per core. Only the registrations take the model's mutex (other
+ * sharers may be submitting on its handles): the allocations, zeroing and pinning run beside their tasks. */
 Status Engine::make_slots ()
 {
   ScopedContext scope (primary_context ());
@@ -201,18 +202,20 @@ Status Engine::acquire (Task *task)
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
-  CoreScheduler &scheduler = model_->scheduler ();
-  const int ci = scheduler.pick (); /* the core where the task is expected to end first */
+  uint32_t with_room = 0;
+  for (size_t i = 0; i < impl_->cores.size (); ++i)
+    with_room |= impl_->cores[i].ring.has_free () ? 1u << i : 0u;
+  if (!with_room)
+    return Status::Error (Code::kRuntime, "all " + std::to_string (num_slots ()) +
+                                              " slot(s) have a task acquired, in flight or not yet released");
+  /* Of the cores where we have a free slot, the one where the task is expected to end first. */
+  const int ci = model_->scheduler ().pick (with_room);
   if (ci < 0)
     return Status::Error (Code::kRuntime, "no DLA core of the engine can take tasks");
   CoreQueue &q = model_->core (ci);
   CoreSlots &c = impl_->cores[size_t (ci)];
   int local = -1;
-  Status st = c.ring.acquire (&local);
-  if (!st.ok ()) {
-    scheduler.dropped (ci);
-    return st;
-  }
+  c.ring.acquire (&local); /* has_free () said yes, under the same lock */
   TaskSlot &s = *c.slots[size_t (local)];
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
@@ -231,10 +234,10 @@ void Engine::release (const Task &task)
   if (at.core < 0)
     return;
   SlotRing &ring = impl_->cores[size_t (at.core)].ring;
-  if (ring.state (at.local) != SlotRing::State::kAcquired)
-    return; /* submitted, or given back already (a refused submit): not the caller's to give back */
-  ring.release (at.local);
-  model_->scheduler ().dropped (at.core);
+  const SlotRing::State state = ring.state (at.local);
+  ring.release (at.local);                 /* in flight or free (a refused submit gave it back): no-op */
+  if (state == SlotRing::State::kAcquired) /* picked and never run; an ended task left already */
+    model_->scheduler ().dropped (at.core);
 }
 
 TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core,
@@ -285,8 +288,7 @@ Status Engine::submit (const Task &task, void *input_ready)
   const cudlaStatus cs =
       s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
-    /* Never queued: given back with its turn, so that the next acquire does not reach the slot
-     * after it, whose task may have ended with its outputs still unread. */
+    /* Never queued: free again. */
     ring->release (local);
     model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core);
     wait_unlocked (lock, s->fence (stream), stream);
@@ -434,7 +436,8 @@ bool Engine::in_flight (int slot)
          impl_->cores[size_t (at.core)].slots[size_t (at.local)]->ended_early;
 }
 
-/* The task's end was seen (or CUDA failed): the slot is free again; what did the DLA say? The
+/* The task's end was seen (or CUDA failed): the slot waits for the caller's release; what did the
+ * DLA say? The
  * tasks still queued on its core began when it ended: they end one expected duration after
  * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
  * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the

@@ -1,7 +1,8 @@
 /* gst-dlainfer: a DLA model ready to run tasks on one DLA core or on every core: per core a device
  * handle, the module and its own CUDA stream (dla/loaded_model.h, which several engines may share:
  * model-instance-id), and this engine's own ring of task slots per core, made once at open
- * (dla/task_slot.h), so nothing is allocated, registered or created per task.
+ * (dla/task_slot.h), so nothing is allocated, registered or created per task: its tasks in flight
+ * shared out over the cores (a sharer's memory is its frames in flight, issue #23).
  * On several cores each task goes to the core where it is expected to end first
  * (dla/core_scheduler.h); the caller still sees slots only, and waits for them in its own order.
  *
@@ -12,9 +13,10 @@
  *   submit (task, input_ready)   the engine's stream waits for the event, cudlaSubmitTask, copies
  *                                the outputs to pinned memory, records the task's end
  *   wait (task, deadline)        the host waits (or poll (task, &done) checks without waiting)
- *   host_output (task.slot, i)   the outputs, valid until the slot is acquired again
+ *   host_output (task.slot, i)   the outputs
+ *   release (task)               the caller has read them: the slot may take another task
  * Nobody launches work on the engine's stream but the engine. A slot acquired but not submitted
- * (its input could not be written) goes back with release (). Several slots may be in flight.
+ * (its input could not be written) goes back with release () too. Several slots may be in flight.
  * After a DLA fault (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
  *
  * Threads: one thread may acquire, write and submit (a producer) while another waits for and reads
@@ -22,11 +24,9 @@
  * mutex guards the cores' slot rings and streams
  * and every cuDLA call (cudlaSubmitTask, cudlaGetLastError); it is never held across the blocking
  * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
- * producer's from acquire to submit (or release), the consumer's from submit until the wait or
- * poll that ends the task, and host_output () and timings () are read by the consumer after that
- * and before the slot's next acquire: slots come back in turn (slot_ring.h), so one that just ended
- * is acquired again only when every other slot is busy, which a caller that counts its tasks until
- * it has read them never lets happen. Open, describe and the destructor: one thread, nothing in
+ * producer's from acquire to submit (or release), the consumer's from submit until its release,
+ * after the wait or poll that ended the task and its reading of host_output () and timings ()
+ * (slot_ring.h). Open, describe and the destructor: one thread, nothing in
  * flight elsewhere. The DLA's error state is per device, so with several tasks in flight a failure
  * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own; and
  * where (as swdla does) each task overwrites that state, a failed task followed by one that ends
@@ -82,8 +82,8 @@ class Engine {
 
   /* Loads the model for this engine alone. */
   static Status Open (const EngineConfig &cfg, std::unique_ptr<Engine> *out);
-  /* An engine on a model others may share (model-instance-id): its own cfg.num_slots slots per
-   * core, registered with the model's modules; cfg's model-defining fields are the model's. */
+  /* An engine on a model others may share (model-instance-id): its own cfg.num_slots slots over
+   * the cores, registered with the model's modules; cfg's model-defining fields are the model's. */
   static Status Share (std::shared_ptr<LoadedModel> model, const EngineConfig &cfg,
                        std::unique_ptr<Engine> *out);
   const std::shared_ptr<LoadedModel> &model () const { return model_; }
@@ -119,6 +119,8 @@ class Engine {
   bool failed () const; /* the process is poisoned (dla/fatal.h) */
 
   Status acquire (Task *task);
+  /* The slot back to the engine: one acquired whose task will not be submitted, or one whose task
+   * ended (wait or poll) and whose outputs the caller has read. No-op for a task in flight. */
   void release (const Task &task);
   /* `input_ready`: a cudaEvent_t recorded after the work that writes the input, on any stream of the
    * primary context; nullptr when the input is already written. */
@@ -163,7 +165,11 @@ class Engine {
  private:
   struct Impl;
   explicit Engine (std::shared_ptr<LoadedModel> model);
-  int slots_per_core () const { return cfg_.num_slots + (cfg_.spare_slot ? 1 : 0); }
+  /* The tasks in flight (and the spare) shared out over the cores. */
+  int slots_per_core () const
+  {
+    return (cfg_.num_slots + (cfg_.spare_slot ? 1 : 0) + cores () - 1) / cores ();
+  }
   Status make_slots ();
   Status fatal_status () const;
   static void wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, void *stream);

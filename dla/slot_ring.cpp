@@ -13,6 +13,14 @@ Status SlotRing::check_exists (int slot) const
   return Status::Ok ();
 }
 
+bool SlotRing::has_free () const
+{
+  for (State s : states_)
+    if (s == State::kFree)
+      return true;
+  return false;
+}
+
 int SlotRing::busy () const
 {
   int n = 0;
@@ -32,19 +40,15 @@ Status SlotRing::acquire (int *slot)
       return Status::Ok ();
     }
   }
-  return Status::Error (Code::kRuntime,
-                        "all " + std::to_string (size ()) + " slot(s) have a task acquired or in flight");
+  return Status::Error (Code::kRuntime, "all " + std::to_string (size ()) +
+                                            " slot(s) have a task acquired, in flight or not yet released");
 }
 
 void SlotRing::release (int slot)
 {
-  if (!check_exists (slot).ok () || states_[size_t (slot)] != State::kAcquired)
-    return;
-  states_[size_t (slot)] = State::kFree;
-  /* The turn goes back to it: past it, the next acquire would reach the slot after, which may be
-   * the one whose task just ended and whose outputs are still being read. */
-  if ((slot + 1) % size () == next_)
-    next_ = slot;
+  if (check_exists (slot).ok () &&
+      (states_[size_t (slot)] == State::kAcquired || states_[size_t (slot)] == State::kEnded))
+    states_[size_t (slot)] = State::kFree;
 }
 
 Status SlotRing::check_submit (int slot) const
@@ -58,6 +62,9 @@ Status SlotRing::check_submit (int slot) const
       return Status::Ok ();
     case State::kSubmitted:
       return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
+    case State::kEnded:
+      return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
+                                                "'s task ended: release () it and acquire () another");
     case State::kFree:
       break;
   }

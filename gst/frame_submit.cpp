@@ -123,6 +123,14 @@ dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
   return dlainfer::InFlight::Wait::kReady;
 }
 
+/* The wave's slots back to the engine: their tasks ended and were read, or will not be. */
+void release_wave (dla::Engine &engine, dlainfer::PendingFrame *f)
+{
+  for (const dlainfer::ObjectTask &t : f->tasks)
+    engine.release (dla::Task{t.slot, nullptr, t.timed});
+  f->tasks.clear ();
+}
+
 /* Submitted tasks of a wave that cannot go on (a later step failed): each ends before the frame
  * goes (cuDLA cannot cancel), by task-timeout. */
 void abandon_tasks (GstDlaInfer *self, dlainfer::PendingFrame *f)
@@ -133,7 +141,7 @@ void abandon_tasks (GstDlaInfer *self, dlainfer::PendingFrame *f)
   for (const dlainfer::ObjectTask &t : f->tasks)
     if (engine.in_flight (t.slot))
       engine.wait (dla::Task{t.slot, nullptr, t.timed}, deadline);
-  f->tasks.clear ();
+  release_wave (engine, f);
 }
 
 /* roi-list: acquires tasks [begin, end) of the frame's plan (one wave), writes every object of
@@ -216,7 +224,7 @@ GstFlowReturn submit_objects (GstDlaInfer *self, dlainfer::PendingFrame &f, cons
         }
       }
       gst_dla_infer_read_object_tasks (self, f, f.tasks, &scores, &results);
-      f.tasks.clear ();
+      release_wave (*priv->model->engine, &f);
     }
     const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (int (end - begin));
     if (wt != dlainfer::InFlight::Wait::kReady)
@@ -335,7 +343,9 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
     engine.release (task);
   if (!st.ok ())
     return st;
-  if (!(st = engine.wait (task, start + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1))).ok ())
+  st = engine.wait (task, start + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1));
+  engine.release (task); /* still in flight after a timeout: the engine's until it closes */
+  if (!st.ok ())
     return st;
   const auto took = std::chrono::steady_clock::now () - start;
   gst_dla_infer_announce_latency (self, std::chrono::duration_cast<std::chrono::nanoseconds> (took));

@@ -135,6 +135,15 @@ void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* The frame's slots back to the engine once read: the next frames' tasks may take them. */
+void release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f)
+{
+  if (f.inferred ())
+    engine.release (task_of (f));
+  for (const dlainfer::ObjectTask &t : f.tasks)
+    engine.release (dla::Task{t.slot, nullptr, t.timed});
+}
+
 /* Waits every task of the frame in turn; false when one failed (posted) or a flush came: the
  * frame went back to the queue. */
 bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
@@ -176,9 +185,12 @@ void push_loop (gpointer data)
   }
   read_results (self, f);
   /* The slots go back before the meta, the message and the push: with one slot in flight the next
-   * frame's kernel and task start while this one is published. */
-  if (f.task_count () > 0)
+   * frame's kernel and task start while this one is published. To the engine first: the streaming
+   * thread acquires one as soon as task_done () makes room. */
+  if (f.task_count () > 0) {
+    release_tasks (*priv->model->engine, f);
     priv->inflight.task_done (f.task_count ());
+  }
   publish_results (self, f);
   const auto now = Clock::now ();
   note_hold (self, f, now);
@@ -265,7 +277,8 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
   /* No kernel reads a dropped frame any more; the DLA reads only its own tensors. */
   priv->input.drain ();
   dla::Engine &engine = *priv->model->engine;
-  /* cuDLA cannot cancel: a slot is reused only after its task ended. */
+  /* cuDLA cannot cancel: a slot goes back only after its task ended (one whose wait timed out stays
+   * the engine's until it closes). */
   std::vector<dla::Task> tasks;
   for (const dlainfer::PendingFrame &f : frames) {
     if (f.inferred ())
@@ -274,11 +287,10 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
       tasks.push_back ({t.slot, nullptr, t.timed});
   }
   for (const dla::Task &t : tasks) {
-    if (!engine.in_flight (t.slot))
-      continue;
-    const dla::Status st = engine.wait (t, deadline);
+    const dla::Status st = engine.in_flight (t.slot) ? engine.wait (t, deadline) : dla::Status::Ok ();
     if (!st.ok ())
       GST_WARNING_OBJECT (self, "dropping a frame: its DLA task on slot %d: %s", t.slot, st.message.c_str ());
+    engine.release (t);
   }
   GST_DEBUG_OBJECT (self, "dropped %u frame(s)", guint (frames.size ()));
 }

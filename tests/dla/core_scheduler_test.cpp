@@ -1,7 +1,7 @@
 /* Which core runs the next task (dla/core_scheduler.h), on any machine: equal cores alternate, a
- * slower core gets proportionally fewer tasks, ties go to the lower core, a failed core gets none,
- * and the per-core counters `stats` will show. Durations are given, not measured: nothing here
- * depends on the host's timing. */
+ * slower core gets proportionally fewer tasks, ties go to the lower core, a failed core or one
+ * the caller leaves out gets none, and the per-core counters `stats` will show. Durations are given, not
+ * measured: nothing here depends on the host's timing. */
 #include "dla/core_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +46,18 @@ TEST (CoreScheduler, EqualCoresAlternate)
         s.completed (c, microseconds (1000));
   }
   EXPECT_EQ (order, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1}));
+}
+
+/* Only the cores the caller allows (an engine's cores with a free slot): the best of them, though
+ * another would end the task first; none allowed: -1, and nothing counted. */
+TEST (CoreScheduler, OnlyAllowedCores)
+{
+  dla::CoreScheduler s (3);
+  EXPECT_EQ (s.pick (0b110), 1) << "core 0 would win the tie";
+  EXPECT_EQ (s.pick (0b100), 2);
+  EXPECT_EQ (s.pick (0b011), 0);
+  EXPECT_EQ (s.pick (0), -1);
+  EXPECT_EQ (s.counters (0).queued + s.counters (1).queued + s.counters (2).queued, 3);
 }
 
 /* With nothing queued, the faster core wins: the new task itself is counted. */

@@ -188,6 +188,7 @@ TEST (EngineFlow, SlotsInFlight)
       const dla::Status c = e->wait (tasks[s]);
       ASSERT_TRUE (c.ok ()) << c.message;
       EXPECT_EQ (dla_test::argmax (*e, s, 0, 8), (s + round * 3) % 8) << "slot " << s << " round " << round;
+      e->release (tasks[s]);
     }
   }
 }
@@ -251,6 +252,7 @@ int split_run (dla::Engine &e, int tasks, int window,
       break;
     }
     *wrong += dla_test::argmax (e, item.first.slot, 0, 8) != item.second;
+    e.release (item.first);
     {
       std::lock_guard<std::mutex> lock (m);
       --uncollected;
@@ -309,6 +311,7 @@ TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
   ASSERT_TRUE (collected.ok ()) << "the consumer gets the status await_end read: " << collected.message;
   EXPECT_FALSE (e->in_flight (a.slot)) << "collected";
   EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3) << "the next task must not touch the last one's outputs";
+  e->release (a);
   EXPECT_TRUE (e->await_end (a, std::chrono::steady_clock::now ()).ok ()) << "an ended task: at once";
   ASSERT_TRUE (e->wait (b).ok ());
   EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 6);
@@ -405,6 +408,16 @@ TEST (EngineFlow, SlotMisuseIsRefused)
   EXPECT_GE (e->timings (0).dla_ms, 0.f);
   EXPECT_EQ (e->host_output (0, 1), nullptr);
   EXPECT_EQ (e->wait (task).code, dla::Code::kRuntime) << "waited twice";
+  /* Ended: the outputs are the caller's until it releases the slot. */
+  st = e->acquire (&other);
+  EXPECT_EQ (st.code, dla::Code::kRuntime) << "an ended slot was handed out before its release";
+  EXPECT_NE (st.message.find ("not yet released"), std::string::npos) << st.message;
+  st = e->submit (task, nullptr);
+  EXPECT_NE (st.message.find ("release () it"), std::string::npos) << st.message;
+  e->release (task);
+  ASSERT_TRUE (e->acquire (&other).ok ()) << "released: free again";
+  EXPECT_EQ (other.slot, 0);
+  e->release (other);
 }
 
 /* A wait with a deadline that passes returns kTimeout and leaves the task in flight: it can be
@@ -521,6 +534,8 @@ TEST (EngineFlow, TwoCoresAtOnce)
     ASSERT_TRUE (b->wait (tb).ok ());
     EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
     EXPECT_EQ (dla_test::argmax (*b, 0, 0, 8), 7 - k);
+    a->release (ta);
+    b->release (tb);
   }
   /* Every core computes the same answer: only swdla's own count shows the core reached the device. */
   EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 8);
@@ -540,6 +555,35 @@ TEST (EngineFlow, TasksRunOnTheChosenCore)
     EXPECT_EQ (dlainfer_test::swdla_core_tasks (core) - before[core], 3) << "core " << core;
     EXPECT_EQ (dlainfer_test::swdla_core_tasks (1 - core) - before[1 - core], 0) << "core " << 1 - core;
   }
+}
+
+/* On every core, an engine's tasks in flight are shared out over the cores (a sharer's memory is
+ * its frames in flight, not that many per core): 2 in flight on two cores is one slot on each. A
+ * core whose slot holds an ended task not yet released takes no task: the next goes to the other
+ * core, though the scheduler's tie would send it to the first. */
+TEST (EngineFlow, TasksInFlightSharedOutOverTheCores)
+{
+  REQUIRE_MODEL ("colours");
+  for (const auto &want : {std::make_pair (1, 2), std::make_pair (2, 2), std::make_pair (3, 4),
+                           std::make_pair (4, 4), std::make_pair (8, 8)}) {
+    std::unique_ptr<dla::Engine> e;
+    ASSERT_TRUE (open ("colours", &e, want.first, dla::kEveryCore).ok ());
+    ASSERT_EQ (e->cores (), 2);
+    EXPECT_EQ (e->num_slots (), want.second) << want.first << " in flight";
+  }
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 2, dla::kEveryCore).ok ());
+  dla::Task a, b, c;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &a).ok ());
+  ASSERT_TRUE (e->wait (a).ok ());
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[4]), &b).ok ());
+  EXPECT_NE (e->core_of (b.slot), e->core_of (a.slot)) << "the core whose one slot is unread took the task";
+  EXPECT_EQ (e->acquire (&c).code, dla::Code::kRuntime) << "both slots are busy";
+  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 2) << "the task on the other core touched a's outputs";
+  e->release (a);
+  ASSERT_TRUE (e->wait (b).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 4);
+  e->release (b);
 }
 
 TEST (EngineOpenErrors, CoreOutOfRangeNamesTheCount)
@@ -696,8 +740,8 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
 }
 
 /* max-in-flight=1 with the spare: the producer saw the last task end, and its outputs are not read
- * yet; the next submit is refused. The refused slot comes back with its turn, so the frame after
- * takes it, not the slot whose outputs are still to be read. */
+ * yet; the next submit is refused. The refused slot is free again and the frame after takes it,
+ * never the slot whose outputs are still to be read. */
 TEST_F (Faults, RefusedSubmitGivesTheSpareBackWithItsTurn)
 {
   REQUIRE_MODEL ("colours");

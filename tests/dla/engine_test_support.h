@@ -151,7 +151,8 @@ inline dla::Status start (dla::Engine &e, const std::vector<uint8_t> &bytes, dla
   return e.submit (*task, writer.ready ());
 }
 
-/* start -> wait on one slot (the one the engine hands out must be `slot`). */
+/* start -> wait -> release on one slot (the one the engine hands out must be `slot`). One thread:
+ * its outputs stay as the task left them until the next acquire. */
 inline dla::Status run_once (dla::Engine &e, int slot, const std::vector<uint8_t> &bytes)
 {
   dla::Task task;
@@ -162,7 +163,9 @@ inline dla::Status run_once (dla::Engine &e, int slot, const std::vector<uint8_t
     return dla::Status::Error (
         dla::Code::kRuntime,
         "the engine handed out slot " + std::to_string (task.slot) + ", not " + std::to_string (slot));
-  return e.wait (task);
+  st = e.wait (task);
+  e.release (task);
+  return st;
 }
 
 }  // namespace dla_test

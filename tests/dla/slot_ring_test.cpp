@@ -1,6 +1,6 @@
 /* The task slots' rules (dla/slot_ring.h), on any machine: the misuse the engine refuses (submit
  * without acquire, double submit, wait without a task in flight, a slot that does not exist, more
- * tasks than slots), and the hand-out order several tasks in flight rely on. The same refusals
+ * tasks than slots), and an ended slot kept for its reader until released. The same refusals
  * through a real engine: tests/dla/engine_test.cpp (SlotMisuseIsRefused, WaitPastTheDeadline). */
 #include "dla/slot_ring.h"
 
@@ -29,7 +29,13 @@ TEST (SlotRing, OneTaskThroughItsStates)
   ring.submitted (0);
   EXPECT_TRUE (ring.check_in_flight (0).ok ());
   ring.ended (0);
+  EXPECT_EQ (ring.state (0), State::kEnded);
+  EXPECT_TRUE (says (ring.check_in_flight (0), "no task in flight")) << "ended: waited once";
+  EXPECT_TRUE (says (ring.check_submit (0), "release () it"));
+  EXPECT_FALSE (ring.has_free ());
+  ring.release (0);
   EXPECT_EQ (ring.state (0), State::kFree);
+  EXPECT_TRUE (ring.has_free ());
 }
 
 TEST (SlotRing, SubmitWithoutAcquire)
@@ -68,13 +74,17 @@ TEST (SlotRing, MoreTasksThanSlots)
   EXPECT_TRUE (says (ring.acquire (&slot), "all 3 slot(s)"));
   ring.submitted (1);
   ring.ended (1);
+  EXPECT_TRUE (says (ring.acquire (&slot), "not yet released")) << "ended, its outputs unread";
+  EXPECT_EQ (ring.busy (), 3);
+  ring.release (1);
   ASSERT_TRUE (ring.acquire (&slot).ok ());
-  EXPECT_EQ (slot, 1) << "the slot that ended comes back";
+  EXPECT_EQ (slot, 1) << "the released slot comes back";
 }
 
-/* In turn: a slot whose task just ended comes back last, while another is free (its outputs may
- * still be being read on another thread). */
-TEST (SlotRing, SlotsComeBackInTurn)
+/* A slot whose task ended is the caller's until it releases it (its outputs are being read on
+ * another thread): never handed out before, even when it is the next in turn; free slots come in
+ * turn. */
+TEST (SlotRing, AnEndedSlotWaitsForItsRelease)
 {
   dla::SlotRing ring (3);
   int slot = -1;
@@ -84,49 +94,44 @@ TEST (SlotRing, SlotsComeBackInTurn)
       EXPECT_EQ (slot, want) << "round " << round;
       ring.submitted (slot);
       ring.ended (slot);
+      ring.release (slot);
     }
-  ASSERT_TRUE (ring.acquire (&slot).ok ());
-  EXPECT_EQ (slot, 0);
-  ring.submitted (0);
-  ring.ended (0); /* ended, outputs being read: slots 1 and 2 come first */
-  ASSERT_TRUE (ring.acquire (&slot).ok ());
-  EXPECT_EQ (slot, 1);
-  ASSERT_TRUE (ring.acquire (&slot).ok ());
-  EXPECT_EQ (slot, 2);
-  ASSERT_TRUE (ring.acquire (&slot).ok ());
-  EXPECT_EQ (slot, 0) << "the only free one";
-}
-
-/* A slot whose input could not be written goes back, and the turn with it: the next acquire must
- * not reach past it to the slot whose task just ended and whose outputs are being read. */
-TEST (SlotRing, ReleaseGivesTheTurnBack)
-{
-  dla::SlotRing ring (2);
   int a = -1, b = -1, c = -1;
   ASSERT_TRUE (ring.acquire (&a).ok ());
+  EXPECT_EQ (a, 0);
   ring.submitted (a);
-  ring.ended (a); /* its outputs are being read */
+  ring.ended (a); /* being read */
   ASSERT_TRUE (ring.acquire (&b).ok ());
-  EXPECT_NE (b, a);
   ring.release (b); /* its input could not be written */
+  ASSERT_TRUE (ring.acquire (&b).ok ());
   ASSERT_TRUE (ring.acquire (&c).ok ());
-  EXPECT_EQ (c, b) << "the slot whose outputs are being read was handed out";
+  EXPECT_NE (b, a);
+  EXPECT_NE (c, a);
+  EXPECT_TRUE (says (ring.acquire (&slot), "all 3 slot(s)")) << "the ended one stays the reader's";
+  ring.release (a);
+  ASSERT_TRUE (ring.acquire (&slot).ok ());
+  EXPECT_EQ (slot, a) << "the only free one";
 }
 
-/* release () gives back an acquired slot only: never one in flight, whose task the DLA may still
- * be running. */
-TEST (SlotRing, ReleaseOnlyWhatWasNotSubmitted)
+/* release () gives back an acquired slot or an ended one: never one in flight, whose task the DLA
+ * may still be running. */
+TEST (SlotRing, ReleaseOnlyWhatIsNotInFlight)
 {
-  dla::SlotRing ring (2);
-  int a = -1, b = -1;
+  dla::SlotRing ring (3);
+  int a = -1, b = -1, c = -1;
   ASSERT_TRUE (ring.acquire (&a).ok ());
   ASSERT_TRUE (ring.acquire (&b).ok ());
+  ASSERT_TRUE (ring.acquire (&c).ok ());
   ring.submitted (b);
+  ring.submitted (c);
+  ring.ended (c);
   ring.release (a);
   ring.release (b);
+  ring.release (c);
   ring.release (7);
   EXPECT_EQ (ring.state (a), State::kFree);
   EXPECT_EQ (ring.state (b), State::kSubmitted);
+  EXPECT_EQ (ring.state (c), State::kFree);
 }
 
 }  // namespace
