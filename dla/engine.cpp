@@ -303,6 +303,7 @@ Status Engine::submit (const Task &task, void *input_ready)
    * on its core: its alarm counts from their expected end. */
   ring->submitted (local);
   s->wait.queued (q->clock.submitted (std::chrono::steady_clock::now (), s->wait.expected ()));
+  s->timings.queued_ahead = q->clock.queued () - 1;
   if (err != cudaSuccess) {
     /* The caller releases the input on an error: nothing queued may still be reading it. */
     wait_unlocked (lock, s->fence (stream), stream);

@@ -26,6 +26,7 @@ struct SlotTimings {
   float total_ms = -1.f; /* acquire -> outputs in host memory, seen by the host */
   int dla_core = -1;     /* the DLA core that ran it */
   float busy_ms = -1.f;  /* what it counted in its core's busy time: dla_ms, or the core's learnt duration */
+  int queued_ahead = -1; /* tasks queued before it on its core when it was submitted, every sharer's */
 };
 
 /* Work a caller adds to every task on the engine's stream, after the DLA's and before the task's

@@ -131,9 +131,10 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
                                       const std::vector<dlainfer::ObjectTask> &tasks,
                                       std::vector<float> *scores, std::vector<postprocess::Result> *results);
 
-/* Until the task ends, its own task-timeout passes (from now, whether or not cuDLA applies one
- * itself), or a flush or stop comes (*aborted: the task stays in flight); in 100 ms slices
- * (push_loop.cpp; the streaming thread waits its earlier waves with it too). */
+/* Until the task ends, its own task-timeout passes (from now, one more for each task queued before
+ * it on its core; whether or not cuDLA applies one itself), or a flush or stop comes (*aborted: the task
+ * stays in flight); in 100 ms slices (push_loop.cpp; the streaming thread waits its earlier waves with it
+ * too). */
 dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted);
 
 /* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).

@@ -1,6 +1,7 @@
 /* gst-dlainfer: the src pad's task, from the DLA to downstream (docs/architecture.md 8): the
  * oldest frame, the wait for its task (a host-side deadline from task-timeout), its results, the
  * push; and the frames a flush or a stop drops. */
+#include <algorithm>
 #include <chrono>
 
 #include "dla/completion_wait.h"
@@ -238,7 +239,10 @@ dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, b
   GstDlaInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
   const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
-  const auto deadline = Clock::now () + timeout;
+  /* Each task queued before it on its core (another sharer's too) may take a task-timeout: a hung
+   * one fails its own element, not those whose tasks wait behind it. */
+  const int ahead = std::max (0, engine.timings (task.slot).queued_ahead);
+  const auto deadline = Clock::now () + timeout * (1 + ahead);
   dla::ScopedContext scope (priv->cuda.primary ());
   for (;;) {
     const dla::Status st = engine.wait (task, std::min (deadline, Clock::now () + kWaitSlice));
@@ -247,7 +251,9 @@ dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, b
     if (Clock::now () >= deadline)
       return dla::Status::Error (dla::Code::kTimeout,
                                  "the DLA task did not finish within the task timeout of " +
-                                     std::to_string (timeout.count ()) + " ms (the element's own deadline)");
+                                     std::to_string (timeout.count ()) +
+                                     " ms (the element's own deadline, counting " + std::to_string (ahead) +
+                                     " task(s) queued before it on its DLA core)");
     if (priv->inflight.flushing ()) {
       *aborted = true;
       return st;

@@ -6,7 +6,7 @@
  * keep their order and their own results; a sharer joining and leaving 100 times leaves the others
  * running at rate; 16 engines on a core work and the 17th is refused naming the limit and
  * model-instance-id; with tensor-meta each sharer's frames carry their own raw tensors; a 911 fails
- * every sharer (its own variant: it poisons the process). */
+ * every sharer (its own variant: it poisons the process); a hung task fails only its own element. */
 #include <gst/check/gstharness.h>
 
 #include <algorithm>
@@ -396,6 +396,55 @@ TEST_F (Share, FatalFailsEverySharer)
   gst_object_unref (bus);
   p.stop ();
   EXPECT_EQ (failed, (std::set<std::string>{"f0", "f1"})) << "every sharer reports the fatal error";
+}
+
+/* Buffers that reached a fakesink (its handoff signal). */
+void count_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
+{
+  ++*static_cast<std::atomic<int> *> (data);
+}
+
+/* A hung task on a core two sharers use ends at task-timeout and fails only the element whose frame
+ * it held: the other's frames queued behind it on the same core wait (its element's own deadline
+ * counts the tasks queued before each of them), then go on, every one of them out. swdla counts its
+ * tasks over the process: the 8th is some frame's of either sharer (tasks 1 and 2 are the warm-ups). */
+TEST_F (Share, HungTaskFailsOnlyItsOwner)
+{
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}, {"SWDLA_HANG_MS", "8:60000"}});
+  constexpr int kFrames = 20;
+  const std::string branch = "videotestsrc num-buffers=" + std::to_string (kFrames) +
+                             " ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=h";
+  Pipeline p (branch + "0 model-instance-id=hung model=" + model ("colours") +
+              " dla-core=0 task-timeout=500 ! fakesink name=k0 signal-handoffs=true " + branch +
+              "1 model-instance-id=hung ! fakesink name=k1 signal-handoffs=true");
+  std::atomic<int> out[2] = {{0}, {0}};
+  for (int i : {0, 1})
+    g_signal_connect (p.by_name (i ? "k1" : "k0"), "handoff", G_CALLBACK (count_handoff), &out[i]);
+  ASSERT_TRUE (p.play ());
+  std::set<std::string> failed;
+  std::string why;
+  GstBus *bus = gst_element_get_bus (p.get ());
+  const auto limit = Clock::now () + std::chrono::seconds (20);
+  /* Until one failed and the other pushed every frame, or an unexpected second failure. */
+  while (Clock::now () < limit && failed.size () < 2 &&
+         !(failed.size () == 1 && out[failed.count ("h0") ? 1 : 0] == kFrames)) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND, GST_MESSAGE_ERROR);
+    if (!m)
+      continue;
+    GError *err = nullptr;
+    gst_message_parse_error (m, &err, nullptr);
+    failed.insert (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)));
+    why = err->message;
+    g_error_free (err);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  p.stop ();
+  ASSERT_EQ (failed.size (), 1u) << "exactly the hung task's element fails; last error: " << why;
+  EXPECT_NE (why.find ("did not finish within the task timeout of 500 ms"), std::string::npos) << why;
+  const int other = failed.count ("h0") ? 1 : 0;
+  EXPECT_EQ (out[other].load (), kFrames) << "h" << other << " stopped behind the other's hung task";
+  EXPECT_LT (out[1 - other].load (), kFrames) << "the failed element pushed every frame";
 }
 
 }  // namespace
