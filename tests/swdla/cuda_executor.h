@@ -29,8 +29,10 @@ class DeviceModel {
 
   /* One task: input 0 -> layers -> output 0 (the whole output tensor written, pads zero), then
    * `then` (the task's status). The scratch is the module's own: callers serialise tasks of one
-   * module (one DLA core does). */
-  cudaError_t enqueue (cudaStream_t stream, const void *input, void *output, WordStore then);
+   * module (one DLA core does). `replay`: from the graph cache (captured at a set's first task),
+   * else launched one by one. */
+  cudaError_t enqueue (cudaStream_t stream, const void *input, void *output, WordStore then,
+                       bool replay = true);
 
  private:
   /* The graphs of the buffer sets seen, up to kReplays, the oldest dropped first (a registration is

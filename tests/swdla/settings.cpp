@@ -341,6 +341,8 @@ SubmitSettings SubmitSettings::Read ()
   s.jitter_pct = service_jitter_pct ();
   s.seed = swdla::seed ();
   s.check_layout = layout_check_enabled ();
+  const char *graphs = std::getenv ("SWDLA_GRAPHS");
+  s.graphs = !graphs || std::strcmp (graphs, "0") != 0;
   return s;
 }
 

@@ -111,6 +111,7 @@ struct SubmitSettings {
   int jitter_pct = 0;
   uint64_t seed = 1;
   bool check_layout = false;
+  bool graphs = true; /* SWDLA_GRAPHS=0: each task's kernels launch one by one (no graph cache) */
   static SubmitSettings Read ();
 };
 

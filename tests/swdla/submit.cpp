@@ -200,7 +200,8 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
   }
   void *const output = const_cast<void *> (r.outputs[0]->cuda_ptr);
   if (run && err == cudaSuccess) /* the network, then its status (success), from one graph */
-    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, output, {h->status.device (), status});
+    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, output, {h->status.device (), status},
+                                     settings.graphs);
   else if (err == cudaSuccess && !noop)
     err = swdla::enqueue_store (stream, h->status.device (), status);
   if (err == cudaSuccess && plan.external_error && !noop)
