@@ -202,6 +202,8 @@ Status Engine::acquire (Task *task)
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
+  if (abandoned_ > 0)
+    reap_abandoned ();
   uint32_t with_room = 0;
   for (size_t i = 0; i < impl_->cores.size (); ++i)
     with_room |= impl_->cores[i].ring.has_free () ? 1u << i : 0u;
@@ -220,7 +222,7 @@ Status Engine::acquire (Task *task)
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
   s.timings.dla_core = q.core ();
-  s.ended_early = false; /* a dropped frame's task, never collected */
+  s.ended_early = false;
   s.early_whole_ms = -1.f;
   s.wait.started ();
   *task = Task{engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed};
@@ -422,8 +424,57 @@ Status Engine::await_end (const Task &task, Deadline deadline)
     return Status::Ok ();
   TaskSlot &s = *c.slots[size_t (at.local)];
   s.early_status = finish (model_->core (at.core), c.ring, at.core, at.local, err, seen, false);
-  s.ended_early = true;
+  s.ended_early = c.ring.state (at.local) == SlotRing::State::kEnded; /* not if abandoned: freed */
   return Status::Ok ();
+}
+
+void Engine::abandon (const Task &task)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
+  if (at.core < 0)
+    return;
+  SlotRing &ring = impl_->cores[size_t (at.core)].ring;
+  TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
+  switch (ring.state (at.local)) {
+    case SlotRing::State::kSubmitted:
+      if (!s.abandoned)
+        ++abandoned_;
+      s.abandoned = true;
+      break;
+    case SlotRing::State::kEnded:
+      s.ended_early = false;
+      ring.release (at.local);
+      break;
+    case SlotRing::State::kAcquired:
+      ring.release (at.local);
+      model_->scheduler ().dropped (at.core);
+      break;
+    case SlotRing::State::kFree:
+      break;
+  }
+}
+
+void Engine::reap_abandoned ()
+{
+  ScopedContext scope (primary_context ());
+  for (size_t ci = 0; ci < impl_->cores.size (); ++ci) {
+    CoreSlots &c = impl_->cores[ci];
+    for (int i = 0; i < c.ring.size (); ++i) {
+      TaskSlot &s = *c.slots[size_t (i)];
+      if (!s.abandoned || c.ring.state (i) != SlotRing::State::kSubmitted)
+        continue;
+      const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s.end_event ()));
+      if (err != cudaErrorNotReady) /* its status goes nowhere: nobody reads the task */
+        finish (model_->core (int (ci)), c.ring, int (ci), i, err, std::chrono::steady_clock::now (), false);
+    }
+  }
+}
+
+int Engine::tasks_ahead (int slot) const
+{
+  const TaskSlot *s = slot_at (slot);
+  return s ? s->timings.queued_ahead : -1;
 }
 
 bool Engine::in_flight (int slot)
@@ -448,6 +499,11 @@ Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, 
 {
   ring.ended (local);
   TaskSlot &s = *impl_->cores[size_t (core_index)].slots[size_t (local)];
+  if (s.abandoned) { /* nobody reads it: free at once */
+    s.abandoned = false;
+    --abandoned_;
+    ring.release (local);
+  }
   CoreScheduler &scheduler = model_->scheduler ();
   q.clock.ended (seen_end, s.wait.expected ());
   Status st =

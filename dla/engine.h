@@ -136,6 +136,14 @@ class Engine {
    * error state is per device); the consumer's wait or poll then returns that status. Ok at once
    * for a task already ended. */
   Status await_end (const Task &task, Deadline deadline);
+  /* Nobody will read the task's outputs (a dropped frame, a failed wave, a submit that failed after
+   * queueing): its slot goes back as soon as the task ended, without a wait (one that ended
+   * already: now; one in flight: when a wait, poll or await_end sees it end, or when an acquire
+   * finds it ended). The caller forgets the task. */
+  void abandon (const Task &task);
+  /* Tasks queued before the task on its core when it was submitted, every sharer's (each may take a
+   * task-timeout): for the caller's deadline. Read by the task's consumer after the submit. */
+  int tasks_ahead (int slot) const;
   /* Whether `slot` has a task submitted and not yet collected by wait () or poll () (a task that
    * await_end saw ending stays in flight until then). */
   bool in_flight (int slot);
@@ -186,6 +194,8 @@ class Engine {
   /* The consumer takes the status of a task await_end () ended. mutex_ held. */
   static Status collect_early (TaskSlot &s);
   Status task_status (const CoreQueue &q);
+  /* Abandoned tasks that ended are finished and their slots freed. mutex_ held. */
+  void reap_abandoned ();
   Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);
 
   EngineConfig cfg_;
@@ -195,6 +205,7 @@ class Engine {
   const std::vector<TensorInfo> &inputs_, &outputs_; /* the model's */
   std::mutex &mutex_;                                /* the model's: guards its cores and our slots */
   AfterTask after_;
+  int abandoned_ = 0; /* tasks abandoned in flight, not yet seen ending; mutex_ held */
 };
 
 }  // namespace dla

@@ -91,6 +91,8 @@ class TaskSlot {
   /* The task was finished by another thread than its consumer (Engine::await_end): the status the
    * consumer's wait or poll returns, and what its wait has still to learn (learn_timings). */
   bool ended_early = false;
+  /* Nobody will read this task's outputs (Engine::abandon): its slot is free once it ends. */
+  bool abandoned = false;
   Status early_status;
   float early_whole_ms = -1.f;
   SlotTimings timings;

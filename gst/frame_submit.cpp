@@ -1,6 +1,7 @@
 /* gst-dlainfer: a frame from upstream to the DLA, on the streaming thread (docs/architecture.md 8):
  * the settings it runs with, the interval's decision, a free task slot, the kernel into the slot's
  * input on the element's stream, the submit, and the frame queued for the src pad's task. */
+#include <algorithm>
 #include <chrono>
 
 #include "dla/fatal.h"
@@ -89,7 +90,8 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
       return st;
     }
   }
-  engine.release (task); /* no-op once submitted; a refused submit gave the slot back */
+  /* Not read: free now, or when a task queued despite the error ends (the next frame's await). */
+  engine.abandon (task);
   priv->input.drain ();
   return st;
 }
@@ -98,14 +100,17 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
  * waits for that end itself, beside the src task: waiting for the src task to read the task and
  * wake it would leave the DLA idle for that wake-up on every frame (the engine's spare slot takes
  * the next input meanwhile). In slices, so that a flush or the src task's stored flow (a failed or
- * hung task) ends the wait, and within task-timeout + 1 s of its own (a task no frame waits for
- * any more: one a flush dropped while it hung). kTimeout then, with the task left in flight. */
+ * hung task) ends the wait, and within task-timeout (one more per task queued before it on its
+ * core) + 1 s of its own (a task no frame waits for any more: one a flush dropped while it hung). kTimeout
+ * then, with the task left in flight. */
 dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
 {
   GstDlaInferPrivate *priv = self->priv;
   constexpr std::chrono::milliseconds kSlice{100};
-  const auto give_up =
-      std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1);
+  /* One task-timeout more for each task queued before it on its core (another sharer's may hang). */
+  const int ahead = std::max (0, priv->model->engine->tasks_ahead (priv->previous_task.slot));
+  const auto give_up = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self) * (1 + ahead) +
+                       std::chrono::seconds (1);
   while (priv->previous_task.slot >= 0) {
     if (priv->inflight.flushing ())
       return dlainfer::InFlight::Wait::kFlushing;
@@ -123,7 +128,7 @@ dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
   return dlainfer::InFlight::Wait::kReady;
 }
 
-/* The wave's slots back to the engine: their tasks ended and were read, or will not be. */
+/* The wave's slots back to the engine once read. */
 void release_wave (dla::Engine &engine, dlainfer::PendingFrame *f)
 {
   for (const dlainfer::ObjectTask &t : f->tasks)
@@ -138,10 +143,13 @@ void abandon_tasks (GstDlaInfer *self, dlainfer::PendingFrame *f)
   dla::Engine &engine = *self->priv->model->engine;
   const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
   self->priv->input.drain ();
-  for (const dlainfer::ObjectTask &t : f->tasks)
+  for (const dlainfer::ObjectTask &t : f->tasks) {
+    const dla::Task task{t.slot, nullptr, t.timed};
     if (engine.in_flight (t.slot))
-      engine.wait (dla::Task{t.slot, nullptr, t.timed}, deadline);
-  release_wave (engine, f);
+      engine.wait (task, deadline);
+    engine.abandon (task); /* one still running frees its slot when it ends */
+  }
+  f->tasks.clear ();
 }
 
 /* roi-list: acquires tasks [begin, end) of the frame's plan (one wave), writes every object of
@@ -181,9 +189,10 @@ dla::Status start_wave (GstDlaInfer *self, dlainfer::PendingFrame *f, uint32_t b
       f->tasks.push_back ({tasks[i].slot, tasks[i].timed, i == 0, pt.first, pt.count});
     }
   }
-  /* No-op for the submitted ones (and a refused submit ended its task). */
+  /* No-op for the submitted ones (and a refused submit ended its task); after a failure none is
+   * read: one queued despite the error frees its slot when it ends. */
   for (size_t i = 0; i < acquired; ++i)
-    engine.release (tasks[i]);
+    st.ok () ? engine.release (tasks[i]) : engine.abandon (tasks[i]);
   if (!st.ok ())
     abandon_tasks (self, f);
   return st;
@@ -306,13 +315,16 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   if (w == dlainfer::InFlight::Wait::kReady && infer)
     w = await_previous_task (self);
   if (w == dlainfer::InFlight::Wait::kTimeout)
-    return frame_failed (self,
-                         dla::Status::Error (dla::Code::kTimeout,
-                                             "the DLA task before this frame did not end within task-timeout "
-                                             "(" +
-                                                 std::to_string (gst_dla_infer_task_timeout (self).count ()) +
-                                                 " ms) + 1 s; raise task-timeout if the model needs longer"),
-                         "waiting for the DLA task before the frame's");
+    return frame_failed (
+        self,
+        dla::Status::Error (
+            dla::Code::kTimeout,
+            "the DLA task before this frame did not end within task-timeout "
+            "(" +
+                std::to_string (gst_dla_infer_task_timeout (self).count ()) +
+                " ms, one more for each task queued before it on its DLA core) + 1 s; raise task-timeout if "
+                "the model needs longer"),
+        "waiting for the DLA task before the frame's");
   if (w != dlainfer::InFlight::Wait::kReady)
     return refused_flow (self, w);
   if (infer) {
@@ -343,8 +355,11 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
     engine.release (task);
   if (!st.ok ())
     return st;
-  st = engine.wait (task, start + gst_dla_infer_task_timeout (self) + std::chrono::seconds (1));
-  engine.release (task); /* still in flight after a timeout: the engine's until it closes */
+  /* Behind the other sharers' tasks queued on its core: a task-timeout for each. */
+  st = engine.wait (
+      task, start + gst_dla_infer_task_timeout (self) * (1 + std::max (0, engine.tasks_ahead (task.slot))) +
+                std::chrono::seconds (1));
+  engine.abandon (task); /* nobody reads the warm-up's outputs */
   if (!st.ok ())
     return st;
   const auto took = std::chrono::steady_clock::now () - start;

@@ -241,7 +241,7 @@ dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, b
   const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
   /* Each task queued before it on its core (another sharer's too) may take a task-timeout: a hung
    * one fails its own element, not those whose tasks wait behind it. */
-  const int ahead = std::max (0, engine.timings (task.slot).queued_ahead);
+  const int ahead = std::max (0, engine.tasks_ahead (task.slot));
   const auto deadline = Clock::now () + timeout * (1 + ahead);
   dla::ScopedContext scope (priv->cuda.primary ());
   for (;;) {
@@ -283,8 +283,8 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
   /* No kernel reads a dropped frame any more; the DLA reads only its own tensors. */
   priv->input.drain ();
   dla::Engine &engine = *priv->model->engine;
-  /* cuDLA cannot cancel: a slot goes back only after its task ended (one whose wait timed out stays
-   * the engine's until it closes). */
+  /* cuDLA cannot cancel: a slot goes back only after its task ended (one whose wait timed out when
+   * the engine sees it end). */
   std::vector<dla::Task> tasks;
   for (const dlainfer::PendingFrame &f : frames) {
     if (f.inferred ())
@@ -296,7 +296,7 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
     const dla::Status st = engine.in_flight (t.slot) ? engine.wait (t, deadline) : dla::Status::Ok ();
     if (!st.ok ())
       GST_WARNING_OBJECT (self, "dropping a frame: its DLA task on slot %d: %s", t.slot, st.message.c_str ());
-    engine.release (t);
+    engine.abandon (t);
   }
   GST_DEBUG_OBJECT (self, "dropped %u frame(s)", guint (frames.size ()));
 }

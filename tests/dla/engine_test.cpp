@@ -358,6 +358,37 @@ TEST (EngineFlow, AwaitEndAndWaitOnTwoThreadsEndEachTaskOnce)
     EXPECT_FALSE (e->in_flight (slot)) << "slot " << slot << " left in flight";
 }
 
+/* A task nobody will read (a dropped frame, a failed wave, a submit that failed after queueing):
+ * abandon () frees its slot once it ended, without a wait: the next acquire finds it ended,
+ * await_end frees it at once, and one that ended already is free at once. Nothing is left counted
+ * on the core. */
+TEST (EngineFlow, AbandonedTaskFreesItsSlotWhenItEnds)
+{
+  REQUIRE_MODEL ("colours");
+  g_setenv ("SWDLA_SERVICE_US", "20000", TRUE);
+  std::unique_ptr<dla::Engine> e;
+  ASSERT_TRUE (open ("colours", &e, 1).ok ());
+  const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
+  dla::Task a, b, c;
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[1]), &a).ok ());
+  e->abandon (a);
+  EXPECT_EQ (e->acquire (&b).code, dla::Code::kRuntime) << "a 20 ms task still runs: its slot is not free";
+  std::this_thread::sleep_for (std::chrono::milliseconds (200));
+  ASSERT_TRUE (e->acquire (&b).ok ()) << "ended: the acquire freed it";
+  ASSERT_TRUE (e->submit (b, nullptr).ok ());
+  e->abandon (b);
+  ASSERT_TRUE (e->await_end (b, later ()).ok ());
+  EXPECT_FALSE (e->in_flight (b.slot)) << "abandoned: nobody collects it";
+  ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &c).ok ()) << "await_end freed it";
+  ASSERT_TRUE (e->wait (c, later ()).ok ());
+  e->abandon (c);
+  ASSERT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[3])).ok ()) << "an ended one is free at once";
+  EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 3);
+  g_unsetenv ("SWDLA_SERVICE_US");
+  EXPECT_EQ (e->model ()->core (0).clock.queued (), 0) << "the core's queue still counts a task";
+  EXPECT_EQ (e->model ()->scheduler ().counters (0).queued, 0) << "the scheduler still counts a task";
+}
+
 /* The DLA's error state is per device: await_end reads a task's status when it sees the end,
  * before the producer submits the next, so a failure stays with its own task. Read by the
  * consumer's waits after the next task failed, the first would report the second's failure. */
@@ -742,7 +773,7 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
 /* max-in-flight=1 with the spare: the producer saw the last task end, and its outputs are not read
  * yet; the next submit is refused. The refused slot is free again and the frame after takes it,
  * never the slot whose outputs are still to be read. */
-TEST_F (Faults, RefusedSubmitGivesTheSpareBackWithItsTurn)
+TEST_F (Faults, RefusedSubmitGivesTheSpareBack)
 {
   REQUIRE_MODEL ("colours");
   setenv ("SWDLA_SERVICE_US", "20000", 1);
