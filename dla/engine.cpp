@@ -231,15 +231,40 @@ Status Engine::acquire (Task *task)
 
 void Engine::release (const Task &task)
 {
+  give_back (task, false);
+}
+
+void Engine::abandon (const Task &task)
+{
+  give_back (task, true);
+}
+
+void Engine::give_back (const Task &task, bool abandon)
+{
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
   if (at.core < 0)
     return;
   SlotRing &ring = impl_->cores[size_t (at.core)].ring;
-  const SlotRing::State state = ring.state (at.local);
-  ring.release (at.local);                 /* in flight or free (a refused submit gave it back): no-op */
-  if (state == SlotRing::State::kAcquired) /* picked and never run; an ended task left already */
-    model_->scheduler ().dropped (at.core);
+  TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
+  switch (ring.state (at.local)) {
+    case SlotRing::State::kAcquired: /* picked and never run */
+      ring.release (at.local);
+      model_->scheduler ().dropped (at.core);
+      break;
+    case SlotRing::State::kEnded: /* it left the scheduler's count when it ended */
+      s.ended_early = false;
+      ring.release (at.local);
+      break;
+    case SlotRing::State::kSubmitted: /* the DLA may still run it */
+      if (abandon && !s.abandoned) {
+        s.abandoned = true;
+        ++abandoned_;
+      }
+      break;
+    case SlotRing::State::kFree: /* given back already: a refused submit */
+      break;
+  }
 }
 
 TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core,
@@ -426,33 +451,6 @@ Status Engine::await_end (const Task &task, Deadline deadline)
   s.early_status = finish (model_->core (at.core), c.ring, at.core, at.local, err, seen, false);
   s.ended_early = c.ring.state (at.local) == SlotRing::State::kEnded; /* not if abandoned: freed */
   return Status::Ok ();
-}
-
-void Engine::abandon (const Task &task)
-{
-  std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-  if (at.core < 0)
-    return;
-  SlotRing &ring = impl_->cores[size_t (at.core)].ring;
-  TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
-  switch (ring.state (at.local)) {
-    case SlotRing::State::kSubmitted:
-      if (!s.abandoned)
-        ++abandoned_;
-      s.abandoned = true;
-      break;
-    case SlotRing::State::kEnded:
-      s.ended_early = false;
-      ring.release (at.local);
-      break;
-    case SlotRing::State::kAcquired:
-      ring.release (at.local);
-      model_->scheduler ().dropped (at.core);
-      break;
-    case SlotRing::State::kFree:
-      break;
-  }
 }
 
 void Engine::reap_abandoned ()

@@ -194,6 +194,8 @@ class Engine {
   /* The consumer takes the status of a task await_end () ended. mutex_ held. */
   static Status collect_early (TaskSlot &s);
   Status task_status (const CoreQueue &q);
+  /* release () and abandon (): `abandon` marks a task in flight to be freed when it ends. */
+  void give_back (const Task &task, bool abandon);
   /* Abandoned tasks that ended are finished and their slots freed. mutex_ held. */
   void reap_abandoned ();
   Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);
