@@ -1,7 +1,6 @@
 /* gst-dlainfer: a frame from upstream to the DLA, on the streaming thread (docs/architecture.md 8):
  * the settings it runs with, the interval's decision, a free task slot, the kernel into the slot's
  * input on the element's stream, the submit, and the frame queued for the src pad's task. */
-#include <algorithm>
 #include <chrono>
 
 #include "dla/fatal.h"
@@ -107,9 +106,8 @@ dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
 {
   GstDlaInferPrivate *priv = self->priv;
   constexpr std::chrono::milliseconds kSlice{100};
-  /* One task-timeout more for each task queued before it on its core (another sharer's may hang). */
-  const int ahead = std::max (0, priv->model->engine->tasks_ahead (priv->previous_task.slot));
-  const auto give_up = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self) * (1 + ahead) +
+  const auto give_up = std::chrono::steady_clock::now () +
+                       gst_dla_infer_task_allowance (self, priv->previous_task.slot) +
                        std::chrono::seconds (1);
   while (priv->previous_task.slot >= 0) {
     if (priv->inflight.flushing ())
@@ -126,14 +124,6 @@ dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
       priv->previous_task = dla::Task ();
   }
   return dlainfer::InFlight::Wait::kReady;
-}
-
-/* The wave's slots back to the engine once read. */
-void release_wave (dla::Engine &engine, dlainfer::PendingFrame *f)
-{
-  for (const dlainfer::ObjectTask &t : f->tasks)
-    engine.release (dla::Task{t.slot, nullptr, t.timed});
-  f->tasks.clear ();
 }
 
 /* Submitted tasks of a wave that cannot go on (a later step failed): each ends before the frame
@@ -233,7 +223,8 @@ GstFlowReturn submit_objects (GstDlaInfer *self, dlainfer::PendingFrame &f, cons
         }
       }
       gst_dla_infer_read_object_tasks (self, f, f.tasks, &scores, &results);
-      release_wave (*priv->model->engine, &f);
+      gst_dla_infer_release_tasks (*priv->model->engine, f);
+      f.tasks.clear ();
     }
     const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (int (end - begin));
     if (wt != dlainfer::InFlight::Wait::kReady)
@@ -356,9 +347,7 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
   if (!st.ok ())
     return st;
   /* Behind the other sharers' tasks queued on its core: a task-timeout for each. */
-  st = engine.wait (
-      task, start + gst_dla_infer_task_timeout (self) * (1 + std::max (0, engine.tasks_ahead (task.slot))) +
-                std::chrono::seconds (1));
+  st = engine.wait (task, start + gst_dla_infer_task_allowance (self, task.slot) + std::chrono::seconds (1));
   engine.abandon (task); /* nobody reads the warm-up's outputs */
   if (!st.ok ())
     return st;

@@ -131,6 +131,10 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
                                       const std::vector<dlainfer::ObjectTask> &tasks,
                                       std::vector<float> *scores, std::vector<postprocess::Result> *results);
 
+/* The frame's slots (its task, its objects' tasks) back to the engine once read: the next frames'
+ * tasks may take them (push_loop.cpp; the streaming thread gives back an earlier wave with it). */
+void gst_dla_infer_release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f);
+
 /* Until the task ends, its own task-timeout passes (from now, one more for each task queued before
  * it on its core; whether or not cuDLA applies one itself), or a flush or stop comes (*aborted: the task
  * stays in flight); in 100 ms slices (push_loop.cpp; the streaming thread waits its earlier waves with it
@@ -147,6 +151,9 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
 /* The open model's task-timeout (a sharer's may be its definer's), else the property's (object
  * lock taken). */
 std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self);
+/* The time `slot`'s task may take from now: a task-timeout for it and one for each task queued
+ * before it on its core when it was submitted. */
+std::chrono::milliseconds gst_dla_infer_task_allowance (GstDlaInfer *self, int slot);
 /* `stats` is notified at most once a second while frames flow, and at EOS. */
 void gst_dla_infer_maybe_notify_stats (GstDlaInfer *self);
 

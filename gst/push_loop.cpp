@@ -136,15 +136,6 @@ void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_latency (GST_OBJECT (self)));
 }
 
-/* The frame's slots back to the engine once read: the next frames' tasks may take them. */
-void release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f)
-{
-  if (f.inferred ())
-    engine.release (task_of (f));
-  for (const dlainfer::ObjectTask &t : f.tasks)
-    engine.release (dla::Task{t.slot, nullptr, t.timed});
-}
-
 /* Waits every task of the frame in turn; false when one failed (posted) or a flush came: the
  * frame went back to the queue. */
 bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
@@ -189,7 +180,7 @@ void push_loop (gpointer data)
    * frame's kernel and task start while this one is published. To the engine first: the streaming
    * thread acquires one as soon as task_done () makes room. */
   if (f.task_count () > 0) {
-    release_tasks (*priv->model->engine, f);
+    gst_dla_infer_release_tasks (*priv->model->engine, f);
     priv->inflight.task_done (f.task_count ());
   }
   publish_results (self, f);
@@ -234,15 +225,21 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
   }
 }
 
+void gst_dla_infer_release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f)
+{
+  if (f.inferred ())
+    engine.release (task_of (f));
+  for (const dlainfer::ObjectTask &t : f.tasks)
+    engine.release (dla::Task{t.slot, nullptr, t.timed});
+}
+
 dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted)
 {
   GstDlaInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
   const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
-  /* Each task queued before it on its core (another sharer's too) may take a task-timeout: a hung
-   * one fails its own element, not those whose tasks wait behind it. */
   const int ahead = std::max (0, engine.tasks_ahead (task.slot));
-  const auto deadline = Clock::now () + timeout * (1 + ahead);
+  const auto deadline = Clock::now () + gst_dla_infer_task_allowance (self, task.slot);
   dla::ScopedContext scope (priv->cuda.primary ());
   for (;;) {
     const dla::Status st = engine.wait (task, std::min (deadline, Clock::now () + kWaitSlice));
@@ -310,6 +307,14 @@ std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self)
   const uint32_t ms = self->priv->settings.task_timeout_ms;
   GST_OBJECT_UNLOCK (self);
   return std::chrono::milliseconds (ms);
+}
+
+std::chrono::milliseconds gst_dla_infer_task_allowance (GstDlaInfer *self, int slot)
+{
+  /* Each task queued before it on its core (another sharer's too) may take a task-timeout: a hung
+   * one fails its own element, not those whose tasks wait behind it. */
+  const int ahead = self->priv->model ? self->priv->model->engine->tasks_ahead (slot) : 0;
+  return gst_dla_infer_task_timeout (self) * (1 + std::max (0, ahead));
 }
 
 void gst_dla_infer_maybe_notify_stats (GstDlaInfer *self)

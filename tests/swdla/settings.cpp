@@ -341,8 +341,7 @@ SubmitSettings SubmitSettings::Read ()
   s.jitter_pct = service_jitter_pct ();
   s.seed = swdla::seed ();
   s.check_layout = layout_check_enabled ();
-  const char *graphs = std::getenv ("SWDLA_GRAPHS");
-  s.graphs = !graphs || std::strcmp (graphs, "0") != 0;
+  s.graphs = env_int ("SWDLA_GRAPHS", 1, 0, 1) != 0;
   return s;
 }
 

@@ -293,7 +293,7 @@ bool same (const swdla::SubmitSettings &a, const swdla::SubmitSettings &b)
   return a.queue.limit == b.queue.limit && a.queue.full == b.queue.full &&
          a.submit_cpu_us == b.submit_cpu_us && a.service_us == b.service_us &&
          a.service_per_item_us == b.service_per_item_us && a.jitter_pct == b.jitter_pct && a.seed == b.seed &&
-         a.check_layout == b.check_layout;
+         a.check_layout == b.check_layout && a.graphs == b.graphs;
 }
 
 /* The cache gives what reading the environment now gives, through every kind of change a test
@@ -303,8 +303,9 @@ bool same (const swdla::SubmitSettings &a, const swdla::SubmitSettings &b)
 TEST (SettingsCache, FollowsEveryChangeOfTheEnvironment)
 {
   const std::vector<const char *> vars = {
-      "SWDLA_QUEUE_LIMIT",         "SWDLA_QUEUE_FULL",         "SWDLA_SUBMIT_CPU_US", "SWDLA_SERVICE_US",
-      "SWDLA_SERVICE_PER_ITEM_US", "SWDLA_SERVICE_JITTER_PCT", "SWDLA_SEED",          "SWDLA_CHECK_LAYOUT"};
+      "SWDLA_QUEUE_LIMIT", "SWDLA_QUEUE_FULL",          "SWDLA_SUBMIT_CPU_US",
+      "SWDLA_SERVICE_US",  "SWDLA_SERVICE_PER_ITEM_US", "SWDLA_SERVICE_JITTER_PCT",
+      "SWDLA_SEED",        "SWDLA_CHECK_LAYOUT",        "SWDLA_GRAPHS"};
   Unset u{vars};
   u.vars.push_back ("SWDLA_ZZ_UNKNOWN");
   u.vars.push_back ("DLAINFER_SETTINGS_TEST_OTHER");
@@ -324,7 +325,7 @@ TEST (SettingsCache, FollowsEveryChangeOfTheEnvironment)
   const std::vector<std::pair<const char *, const char *>> values = {
       {"SWDLA_QUEUE_LIMIT", "4"},   {"SWDLA_QUEUE_FULL", "fail"},         {"SWDLA_SUBMIT_CPU_US", "20"},
       {"SWDLA_SERVICE_US", "2000"}, {"SWDLA_SERVICE_PER_ITEM_US", "100"}, {"SWDLA_SERVICE_JITTER_PCT", "10"},
-      {"SWDLA_SEED", "77"},         {"SWDLA_CHECK_LAYOUT", "1"}};
+      {"SWDLA_SEED", "77"},         {"SWDLA_CHECK_LAYOUT", "1"},          {"SWDLA_GRAPHS", "0"}};
   for (const auto &kv : values) {
     setenv (kv.first, kv.second, 1);
     check (kv.first);
@@ -338,6 +339,7 @@ TEST (SettingsCache, FollowsEveryChangeOfTheEnvironment)
   EXPECT_EQ (all.jitter_pct, 10);
   EXPECT_EQ (all.seed, 77u);
   EXPECT_TRUE (all.check_layout);
+  EXPECT_FALSE (all.graphs);
 
   setenv ("DLAINFER_SETTINGS_TEST_OTHER", "x", 1); /* not swdla's */
   setenv ("SWDLA_ZZ_UNKNOWN", "1", 1);             /* swdla's prefix, no setting */
@@ -370,6 +372,26 @@ TEST (SettingsCache, FollowsEveryChangeOfTheEnvironment)
   unsetenv ("SWDLA_SUBMIT_CPU_US"); /* before `entry` goes */
   check ("putenv's entry unset");
   EXPECT_EQ (cache.get ().submit_cpu_us, 0);
+}
+
+/* SWDLA_GRAPHS: 0 turns the graph cache off, 1 (or unset) keeps it; anything else is named on
+ * stderr and ignored. */
+TEST (SubmitSettings, GraphsTakeZeroOrOne)
+{
+  Unset u{{"SWDLA_GRAPHS"}};
+  unsetenv ("SWDLA_GRAPHS");
+  EXPECT_TRUE (swdla::SubmitSettings::Read ().graphs);
+  setenv ("SWDLA_GRAPHS", "0", 1);
+  EXPECT_FALSE (swdla::SubmitSettings::Read ().graphs);
+  setenv ("SWDLA_GRAPHS", "1", 1);
+  EXPECT_TRUE (swdla::SubmitSettings::Read ().graphs);
+  setenv ("SWDLA_GRAPHS", "off", 1);
+  testing::internal::CaptureStderr ();
+  const bool graphs = swdla::SubmitSettings::Read ().graphs;
+  const std::string err = testing::internal::GetCapturedStderr ();
+  EXPECT_TRUE (graphs) << "a bad value keeps the default";
+  EXPECT_NE (err.find ("swdla: ignoring SWDLA_GRAPHS=off: expected an integer in 0..1"), std::string::npos)
+      << err;
 }
 
 }  // namespace
