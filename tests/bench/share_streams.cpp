@@ -3,11 +3,13 @@
  * 2 / the nominal service and 2 / swdla's task as the elements measured it, which is longer),
  * each stream's fps against the mean (within 10 %), the median hold of a frame in the element
  * against its announced latency (<= + 1 ms); before that, host RSS and GPU memory with one stream and
- * with 16 sharers (<= 1.2x one stream's plus the frames in flight, a frame in flight's cost measured
- * from one stream with 4 more; one module per core). Prints a table. */
+ * with 16 sharers, each in a fresh process (<= 1.2x one stream's plus the frames in flight, a frame
+ * in flight's cost measured from one stream with 4 more; one module per core), and what 15 sharers'
+ * CUDA streams and launch graphs take alone. Prints a table. */
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -162,28 +164,133 @@ RunResult run (int streams, int frames, int max_in_flight = 4)
   return r;
 }
 
-/* Host RSS and GPU memory (MiB over the process before any pipeline). */
+/* Host RSS and GPU memory (MiB over the process before any pipeline); the modules loaded per core. */
 struct Memory {
   double rss = 0, gpu = 0;
+  int modules[2] = {-1, -1};
+  bool failed = true;
 };
 
-/* One stream (4 in flight), one with 4 more (what a frame in flight costs), 16 sharers; the modules
- * the 16 loaded per core. */
+/* What the child prints and the parent reads back. */
+constexpr char kChildLine[] = "memory-child:";
+constexpr char kChildEnv[] = "SHARE_STREAMS_MEMORY_CHILD";
+
+/* This program's command line up to the program itself: a bundle runs it through the dynamic loader
+ * (ld.so --library-path DIR PROGRAM), and the child must be started the same way. */
+std::vector<std::string> own_command ()
+{
+  std::vector<std::string> cmd;
+  gchar *raw = nullptr;
+  gsize n = 0;
+  if (g_file_get_contents ("/proc/self/cmdline", &raw, &n, nullptr))
+    for (gsize i = 0; i < n; i += std::strlen (raw + i) + 1) {
+      cmd.emplace_back (raw + i);
+      if (cmd.back () == program_invocation_name)
+        break;
+    }
+  g_free (raw);
+  return cmd;
+}
+
+/* One configuration (`spec`, read by the child test below) measured in a fresh process: the CUDA
+ * driver keeps what it once took (streams, graph executables) after they are destroyed, so in one
+ * process a configuration would inherit the high-water mark of those before it. */
+Memory measure_in_child (const std::string &spec, bool swdla_graphs)
+{
+  std::vector<std::string> cmd = own_command ();
+  cmd.push_back ("--gtest_also_run_disabled_tests");
+  cmd.push_back ("--gtest_filter=Bench.DISABLED_MemoryChild");
+  std::vector<char *> argv;
+  for (std::string &a : cmd)
+    argv.push_back (&a[0]);
+  argv.push_back (nullptr);
+  gchar **env = g_environ_setenv (g_get_environ (), kChildEnv, spec.c_str (), TRUE);
+  env = g_environ_setenv (env, "SWDLA_GRAPHS", swdla_graphs ? "1" : "0", TRUE);
+  gchar *out = nullptr;
+  GError *err = nullptr;
+  Memory m;
+  if (g_spawn_sync (nullptr, argv.data (), env, G_SPAWN_DEFAULT, nullptr, nullptr, &out, nullptr, nullptr,
+                    &err)) {
+    const char *line = out ? std::strstr (out, kChildLine) : nullptr;
+    int failed = 1;
+    if (line && std::sscanf (line + sizeof kChildLine - 1, "%lf %lf %d %d %d", &m.rss, &m.gpu, &m.modules[0],
+                             &m.modules[1], &failed) == 5)
+      m.failed = failed != 0;
+    else
+      std::printf ("memory child (%s): no result in its output:\n%s\n", spec.c_str (), out ? out : "");
+  } else {
+    std::printf ("memory child (%s): %s\n", spec.c_str (), err->message);
+    g_error_free (err);
+  }
+  g_free (out);
+  g_strfreev (env);
+  return m;
+}
+
+/* A one-node graph (a small memset into `buf`) instantiated and launched once on `s`. */
+bool launch_one_node_graph (void *buf, unsigned value, cudaStream_t s, cudaGraphExec_t *exec)
+{
+  cudaGraph_t graph = nullptr;
+  cudaGraphNode_t node = nullptr;
+  cudaMemsetParams set{};
+  set.dst = buf;
+  set.value = value;
+  set.elementSize = 1;
+  set.width = 256;
+  set.height = 1;
+  const bool ok = cudaGraphCreate (&graph, 0) == cudaSuccess &&
+                  cudaGraphAddMemsetNode (&node, graph, nullptr, 0, &set) == cudaSuccess &&
+                  cudaGraphInstantiate (exec, graph, 0) == cudaSuccess &&
+                  cudaGraphLaunch (*exec, s) == cudaSuccess;
+  if (graph)
+    cudaGraphDestroy (graph);
+  return ok;
+}
+
+/* `sharers` sharers' own CUDA objects alone: each a stream, used once, and `graphs` one-node graph
+ * executables (the element replays its preprocessing launch from one per slot,
+ * kernels/launch_graphs.h), each launched once. Returns the GPU memory they took; -1 on failure. */
+double cuda_objects_mib (int sharers, int graphs)
+{
+  void *buf = nullptr;
+  if (cudaMalloc (&buf, 4096) != cudaSuccess)
+    return -1;
+  const double before = bench::gpu_used_mib ();
+  std::vector<cudaStream_t> streams (size_t (sharers), nullptr);
+  std::vector<cudaGraphExec_t> execs;
+  bool ok = true;
+  for (cudaStream_t &s : streams) {
+    ok = ok && cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking) == cudaSuccess &&
+         cudaMemsetAsync (buf, 0, 256, s) == cudaSuccess; /* a stream in use, as the element's is */
+    for (int g = 0; ok && g < graphs; ++g) {
+      cudaGraphExec_t exec = nullptr;
+      ok = launch_one_node_graph (buf, unsigned (g), s, &exec);
+      if (exec)
+        execs.push_back (exec);
+    }
+  }
+  ok = ok && cudaDeviceSynchronize () == cudaSuccess;
+  const double after = bench::gpu_used_mib ();
+  for (cudaGraphExec_t e : execs)
+    cudaGraphExecDestroy (e);
+  for (cudaStream_t s : streams)
+    if (s)
+      cudaStreamDestroy (s);
+  cudaFree (buf);
+  return ok ? after - before : -1;
+}
+
+/* One stream (4 in flight), one with 4 more (what a frame in flight costs), 16 sharers; each in a
+ * process of its own. */
 struct MemoryRuns {
   Memory one, one_with_8, sixteen;
-  int modules[2] = {-1, -1};
-  bool failed = false;
+  bool failed () const { return one.failed || one_with_8.failed || sixteen.failed; }
 };
 
-MemoryRuns measure_memory (const Memory &base)
+MemoryRuns measure_memory (bool swdla_graphs)
 {
-  const auto over = [&base] (const RunResult &r) {
-    return Memory{r.rss_mib - base.rss, r.gpu_mib - base.gpu};
-  };
-  const RunResult one = run (1, 500), one_more = run (1, 500, 8), sixteen = run (16, 500);
-  MemoryRuns m{over (one), over (one_more), over (sixteen), {sixteen.modules[0], sixteen.modules[1]}};
-  m.failed = one.failed || one_more.failed || sixteen.failed;
-  return m;
+  return {measure_in_child ("1 4", swdla_graphs), measure_in_child ("1 8", swdla_graphs),
+          measure_in_child ("16 4", swdla_graphs)};
 }
 
 /* 16 sharers against 1.2x one stream plus the 15 others' 4 frames in flight each. */
@@ -196,7 +303,38 @@ void print_memory_row (const char *what, double one, double with_8, double sixte
       what, one, per_frame, with_8 - one, sixteen, sixteen / one, bound, sixteen <= bound ? "met" : "missed");
 }
 
+/* Where 16 sharers' GPU memory goes beyond one stream and the others' frames in flight, against
+ * what 15 sharers' streams and launch graphs take alone. */
+void print_memory_split (const MemoryRuns &m, double streams, int slots, double objects)
+{
+  const double per_frame = (m.one_with_8.gpu - m.one.gpu) / 4;
+  const double beyond = m.sixteen.gpu - m.one.gpu - 15 * 4 * per_frame;
+  std::printf (
+      "| 16 sharers beyond one stream and 60 frames in flight | +%.1f MiB (%.2f per sharer; 1.2x one "
+      "allows %.1f) | alone, in a fresh process: 15 CUDA streams +%.1f MiB; with %d one-node "
+      "graphs each +%.1f MiB (%.2f per sharer) |\n",
+      beyond, beyond / 15, 0.2 * m.one.gpu, streams, slots, objects, objects / 15);
+}
+
 }  // namespace
+
+/* Run by measure_in_child only: "STREAMS MAX_IN_FLIGHT" or "objects SHARERS GRAPHS". */
+TEST (Bench, DISABLED_MemoryChild)
+{
+  const char *spec = g_getenv (kChildEnv);
+  ASSERT_NE (spec, nullptr) << "run by Bench.ShareStreams, with " << kChildEnv << " set";
+  int a = 0, b = 0;
+  if (std::sscanf (spec, "objects %d %d", &a, &b) == 2) {
+    const double gpu = cuda_objects_mib (a, b);
+    std::printf ("%s 0 %.3f 0 0 %d\n", kChildLine, gpu, gpu < 0 ? 1 : 0);
+    return;
+  }
+  ASSERT_EQ (std::sscanf (spec, "%d %d", &a, &b), 2) << spec;
+  const double rss = bench::rss_mib (), gpu = bench::gpu_used_mib ();
+  const RunResult r = run (a, 500, b);
+  std::printf ("%s %.3f %.3f %d %d %d\n", kChildLine, r.rss_mib - rss, r.gpu_mib - gpu, r.modules[0],
+               r.modules[1], r.failed ? 1 : 0);
+}
 
 TEST (Bench, ShareStreams)
 {
@@ -207,26 +345,28 @@ TEST (Bench, ShareStreams)
   g_setenv ("SWDLA_NUM_CORES", "2", TRUE);
   g_setenv ("SWDLA_SERVICE_US", "1000", TRUE);
   const double ceiling = 2 * 1e6 / 1000;
-  /* Memory first, one stream before the many: the heap never shrinks, so a stream measured after
-   * a bigger run would look as large as it. Both against the process before any pipeline (the
-   * CUDA context comes with the first). What a frame in flight costs is measured too: one stream
-   * with 4 more in flight. The target: 16 sharers within 1.2x one stream's plus the 15 others'
-   * frames in flight (4 each); the hard check is one module per core. */
-  const Memory base{bench::rss_mib (), bench::gpu_used_mib ()};
-  const MemoryRuns m = measure_memory (base);
-  /* swdla replays each slot's task from a CUDA graph it keeps (tests/swdla/README.md): GPU memory a
-   * DLA does not spend. Again without it, for the element's own (RSS: the heap kept its peak). */
-  g_setenv ("SWDLA_GRAPHS", "0", TRUE);
-  const MemoryRuns plain = measure_memory (base);
-  g_unsetenv ("SWDLA_GRAPHS");
+  /* Memory first, each configuration in a process of its own (measure_in_child), against that
+   * process before any pipeline (the CUDA context comes with the first). What a frame in flight
+   * costs is measured too: one stream with 4 more in flight. The target: 16 sharers within 1.2x
+   * one stream's plus the 15 others' frames in flight (4 each); the hard check is one module per
+   * core. swdla replays each slot's task from a CUDA graph it keeps (tests/swdla/README.md), GPU
+   * memory a DLA does not spend: measured again without it, for the element's own. */
+  const MemoryRuns m = measure_memory (true), plain = measure_memory (false);
+  /* Each sharer's slots: max-in-flight 4 and the spare, rounded up to a whole share of the 2 cores
+   * (dla/engine.h). */
+  const int cores = 2, slots = cores * ((4 + 1 + cores - 1) / cores);
+  const Memory streams = measure_in_child ("objects 15 0", false),
+               objects = measure_in_child ("objects 15 " + std::to_string (slots), false);
   print_memory_row ("GPU memory", m.one.gpu, m.one_with_8.gpu, m.sixteen.gpu);
   print_memory_row ("GPU memory, swdla without its graphs", plain.one.gpu, plain.one_with_8.gpu,
                     plain.sixteen.gpu);
+  print_memory_split (plain, streams.gpu, slots, objects.gpu);
   print_memory_row ("host RSS", m.one.rss, m.one_with_8.rss, m.sixteen.rss);
-  std::printf ("| 16 sharers' modules per core | %d / %d (target 1 / 1) |\n", m.modules[0], m.modules[1]);
-  EXPECT_FALSE (m.failed || plain.failed);
-  EXPECT_EQ (m.modules[0], 1) << "16 sharers, one loaded model per core";
-  EXPECT_EQ (m.modules[1], 1);
+  std::printf ("| 16 sharers' modules per core | %d / %d (target 1 / 1) |\n", m.sixteen.modules[0],
+               m.sixteen.modules[1]);
+  EXPECT_FALSE (m.failed () || plain.failed () || streams.failed || objects.failed);
+  EXPECT_EQ (m.sixteen.modules[0], 1) << "16 sharers, one loaded model per core";
+  EXPECT_EQ (m.sixteen.modules[1], 1);
 
   const RunResult r = run (8, 1500);
   /* swdla's task takes longer than its nominal service (its launches and network): the ceiling any
