@@ -486,12 +486,11 @@ bool Engine::in_flight (int slot)
          impl_->cores[size_t (at.core)].slots[size_t (at.local)]->ended_early;
 }
 
-/* The task's end was seen (or CUDA failed): the slot waits for the caller's release; what did the
- * DLA say? The
- * tasks still queued on its core began when it ended: they end one expected duration after
- * another. The scheduler learns the core's duration: the DLA time of a timed task, else the learnt
- * one (busy time is measured on one task in kTimingPeriod, estimated on the others); not from the
- * core's first task. */
+/* The task's end was seen (or CUDA failed): the slot waits for the caller's release (an abandoned
+ * task's is free at once); what did the DLA say? The tasks still queued on its core began when it
+ * ended: they end one expected duration after another. The scheduler learns the core's duration:
+ * the DLA time of a timed task, else the learnt one (busy time is measured on one task in
+ * kTimingPeriod, estimated on the others); not from the core's first task. */
 Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err,
                        std::chrono::steady_clock::time_point seen_end, bool consumer)
 {

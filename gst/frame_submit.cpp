@@ -100,8 +100,8 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
  * wake it would leave the DLA idle for that wake-up on every frame (the engine's spare slot takes
  * the next input meanwhile). In slices, so that a flush or the src task's stored flow (a failed or
  * hung task) ends the wait, and within task-timeout (one more per task queued before it on its
- * core) + 1 s of its own (a task no frame waits for any more: one a flush dropped while it hung). kTimeout
- * then, with the task left in flight. */
+ * core) + 1 s of its own (a task no frame waits for any more: one a flush dropped while it hung).
+ * kTimeout then, with the task left in flight. */
 dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
 {
   GstDlaInferPrivate *priv = self->priv;

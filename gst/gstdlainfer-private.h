@@ -136,9 +136,9 @@ void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame 
 void gst_dla_infer_release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f);
 
 /* Until the task ends, its own task-timeout passes (from now, one more for each task queued before
- * it on its core; whether or not cuDLA applies one itself), or a flush or stop comes (*aborted: the task
- * stays in flight); in 100 ms slices (push_loop.cpp; the streaming thread waits its earlier waves with it
- * too). */
+ * it on its core; whether or not cuDLA applies one itself), or a flush or stop comes (*aborted: the
+ * task stays in flight); in 100 ms slices (push_loop.cpp; the streaming thread waits its earlier
+ * waves with it too). */
 dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted);
 
 /* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).
