@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fails when a tracked C++/CUDA source differs from what the repo's .clang-format makes of it, and
 # names the files (fix: clang-format -i FILE...).
 set -euo pipefail

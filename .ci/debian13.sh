@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # debian13.sh COMMAND...  — runs COMMAND inside a Debian 13 (trixie) root with GStreamer 1.26.
 #
 # Creates the root with debootstrap on first use (DLAINFER_DEBIAN13_ROOT, default

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gpu-bundle.sh — packs the builds for a GPU host without GStreamer (.ci/make-bundle.sh):
 #   build       (native, GStreamer 1.22)                        -> .gpu-bundle       (id 122)
 #   build-126   (Debian 13 root, its packages' 1.26)            -> .gpu-bundle-126   (id 126)

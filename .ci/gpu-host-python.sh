@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gpu-host-python.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh (build 122)
 # and .ci/python-bundle.sh packed for: runs pipelines/dlainfer-example.py end to end with the
 # bundled Python 3.11 and PyGObject (.gpu-python) against the native build's plugin (build/gst), its

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gpu-host-run.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh packed for:
 # unpacks what was carried (.gpu-carry.tar.gz and/or .gpu-carry-ID.tar.gz), runs the gpu suite of each
 # build, benchmarks, compute-sanitizer on the kernel test and the element (native build), and leaves

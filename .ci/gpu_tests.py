@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """GPU host test runner and report, for build directories that `meson test` may refuse.
 
   gpu_tests.py run BUILD_DIR LOG.json [--suite gpu] [--no-suite S]... [--benchmark] [--wrapper CMD] [NAME...]

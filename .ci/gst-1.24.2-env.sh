@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gst-1.24.2-env.sh COMMAND...  — runs COMMAND with GStreamer 1.24.2 (the target's version, built by
 # .ci/gst-1.24.2.sh into /opt/gst-1.24.2 inside the Debian 13 root) and nothing of the root's 1.26:
 # pkg-config, libraries, plugins, the plugin scanner, tools and typelibs all come from the prefix.

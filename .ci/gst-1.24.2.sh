@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # gst-1.24.2.sh — builds upstream GStreamer 1.24.2 (the target's version) inside the Debian 13 root
 # (.ci/debian13.sh) into the prefix /opt/gst-1.24.2 there, once: a stamp file in the prefix records
 # the source tarball's checksum and the configure options below, and the build runs again only when

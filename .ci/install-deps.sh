@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what the native build (Debian 12, GStreamer 1.22) needs; a no-op when all is there.
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config g++ libgtest-dev

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # make-bundle.sh [--root DIR [--prefix PREFIX]] BUILD_DIR OUT_DIR
 #
 # (Kept in the repository from the GPU host notes, with --prefix added; .ci/gpu-bundle.sh uses it.)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # python-bundle.sh [BUILD_DIR] — packs a Python runtime with PyGObject for a GPU host whose own
 # Python has none, so that pipelines/dlainfer-example.py runs there against the native build
 # (default build/, GStreamer 1.22) and its bundle (.gpu-bundle, from `GPU_BUNDLE_BUILDS=122 bash

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Prints one closing line from a meson testlog.json: 'SUITE: N passed, N failed, N skipped'."""
 import json
 import sys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: waiting for a slot's last event without paying the driver's wake-up costs.
  *
  * A blocking-sync event would let the thread sleep in the driver, but its wake-up comes late after

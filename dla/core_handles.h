@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the device handles this process holds on each DLA core, against cuDLA's limit of
  * 16 per core (docs/cudla.md), so that the 17th engine on a core is refused before cuDLA is asked,
  * with the limit and the remedy: elements running one model share one engine, and so one handle
- * per core, through model-instance-id (dla/engine_registry.h).
+ * per core, through model-instance-id (dla/model_registry.h).
  *
  * It counts only what reserves through it: cuDLA's own refusal (cudlaErrorOutOfResources from
  * cudlaCreateDevice, dla/device.cpp, with the same remedy) stays the authority, e.g. for handles

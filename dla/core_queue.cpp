@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "dla/core_queue.h"
 
 #include <cuda_runtime_api.h>

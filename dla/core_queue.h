@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one DLA core of a loaded model (issue #23): its device handle, the loadable loaded
  * on it, its own CUDA stream (two cores' tasks run at once only on two streams; every sharer's
  * tasks on the core queue on this one, in submit order), and when the tasks queued on it are
@@ -24,9 +25,9 @@
 
 namespace dla {
 
-/* Where an engine-wide slot number lives; core -1 for a number outside the engine. */
+/* Where an engine-wide slot number lives; core_index -1 for a number outside the engine. */
 struct SlotPlace {
-  int core = -1; /* index of the core in the engine (not the DLA core's number) */
+  int core_index = -1; /* the core among the engine's cores (not the DLA core's number) */
   int local = -1;
 };
 
@@ -95,7 +96,7 @@ class CoreQueue {
   const Device &device () const { return *device_; }
   const std::shared_ptr<const Device> &device_ptr () const { return device_; }
   const Module &module () const { return module_; }
-  int core () const { return device_->core (); }
+  int dla_core () const { return device_->dla_core (); }
   void *stream () const { return stream_.get (); } /* cudaStream_t */
   QueueClock clock;
   uint64_t tasks_ended = 0; /* tasks seen ending well (the first teaches the scheduler nothing) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: which DLA core runs the next task, when an engine runs on several (issue #23).
  *
  * A task goes to the core where it is expected to end first: (tasks queued there + 1) x that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: owners of CUDA runtime objects (stream, event, pinned host memory, device memory).
  * Create them with the owning context current; releasing never throws and ignores errors (a
  * poisoned context after a DLA fault fails every call, and teardown must still finish). The CUDA

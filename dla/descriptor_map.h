@@ -1,4 +1,5 @@
-/* gst-dlainfer: raw cuDLA tensor descriptors -> tensor views (kernels/tensor_layout.h).
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gst-dlainfer: raw cuDLA tensor descriptors -> tensor views (common/tensor_layout.h).
  *
  * What each descriptor field holds on a real Orin is partly unknown (docs/cudla.md 7): `c` may
  * be the real channel count or the padded one, stride[] may hold bytes per element/row/plane (as in
@@ -18,7 +19,7 @@
 #include "dla/abi/cudla_abi.h"
 #include "dla/status.h"
 #include "host/tensor_desc.h"
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace dla {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one cuDLA device handle in hybrid mode (CUDLA_CUDA_DLA) on one DLA core.
  *
  * Holds the CUDA device's primary context for its whole life: cuDLA hybrid mode allocates in it,
@@ -34,7 +35,7 @@ class Device {
   const std::shared_ptr<const Library> &library_ptr () const { return lib_; }
   const CudlaApi &api () const { return lib_->api (); }
   const PrimaryContext &context () const { return ctx_; }
-  int core () const { return core_; }
+  int dla_core () const { return core_; }
   uint64_t core_count () const { return core_count_; }
 
   /* cudlaDestroyDevice with the device's context current. */

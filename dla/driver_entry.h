@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one CUDA driver entry point through the runtime (no link to libcuda), as the
  * CUDA 12 ABI names it. Shared by the primary-context code and swdla. */
 #pragma once

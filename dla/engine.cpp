@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "dla/engine.h"
 
 #include <cuda_runtime_api.h>
@@ -131,14 +132,14 @@ int Engine::cores () const
   return model_->cores ();
 }
 
-int Engine::core_number (int index) const
+int Engine::dla_core_at (int index) const
 {
-  return index >= 0 && index < cores () ? model_->core (index).core () : -1;
+  return index >= 0 && index < cores () ? model_->core (index).dla_core () : -1;
 }
 
 int Engine::core_of (int slot) const
 {
-  return core_number (place_of (slot, cores (), slots_per_core ()).core);
+  return dla_core_at (place_of (slot, cores (), slots_per_core ()).core_index);
 }
 
 CoreCounters Engine::core_counters (int index) const
@@ -184,10 +185,10 @@ Status Engine::on_cuda_error (const CoreQueue &q, int err, const char *what)
   const std::string dla = "cudlaGetLastError reports " + cudla_status_name (last);
   if (!is_process_fatal (err))
     return Status::Error (Code::kRuntime, std::string (what) + " failed (DLA core " +
-                                              std::to_string (q.core ()) + "): " + cuda_error_name (err) +
+                                              std::to_string (q.dla_core ()) + "): " + cuda_error_name (err) +
                                               "; " + dla);
   const std::string why =
-      std::string (what) + " (DLA core " + std::to_string (q.core ()) + "): CUDA reported " +
+      std::string (what) + " (DLA core " + std::to_string (q.dla_core ()) + "): CUDA reported " +
       cuda_error_name (err) + " and " + dla +
       (last == cudlaErrorDlaErrEngineTimeout
            ? " (the task did not finish within " + std::to_string (cfg_.task_timeout_ms) + " ms)"
@@ -221,7 +222,7 @@ Status Engine::acquire (Task *task)
   TaskSlot &s = *c.slots[size_t (local)];
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
-  s.timings.dla_core = q.core ();
+  s.timings.dla_core = q.dla_core ();
   s.ended_early = false;
   s.early_whole_ms = -1.f;
   s.wait.started ();
@@ -243,14 +244,14 @@ void Engine::give_back (const Task &task, bool abandon)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-  if (at.core < 0)
+  if (at.core_index < 0)
     return;
-  SlotRing &ring = impl_->cores[size_t (at.core)].ring;
-  TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
+  SlotRing &ring = impl_->cores[size_t (at.core_index)].ring;
+  TaskSlot &s = *impl_->cores[size_t (at.core_index)].slots[size_t (at.local)];
   switch (ring.state (at.local)) {
     case SlotRing::State::kAcquired: /* picked and never run */
       ring.release (at.local);
-      model_->scheduler ().dropped (at.core);
+      model_->scheduler ().dropped (at.core_index);
       break;
     case SlotRing::State::kEnded: /* it left the scheduler's count when it ended */
       s.ended_early = false;
@@ -275,16 +276,16 @@ TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Sta
     return nullptr;
   }
   const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  if (at.core < 0) {
+  if (at.core_index < 0) {
     *st = Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " does not exist (" +
                                              std::to_string (num_slots ()) + " slots)");
     return nullptr;
   }
-  CoreSlots &c = impl_->cores[size_t (at.core)];
+  CoreSlots &c = impl_->cores[size_t (at.core_index)];
   if (!(*st = (c.ring.*check) (at.local)).ok ())
     return nullptr;
   if (core)
-    *core = &model_->core (at.core);
+    *core = &model_->core (at.core_index);
   if (local)
     *local = at.local;
   if (ring)
@@ -295,7 +296,7 @@ TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Sta
 TaskSlot *Engine::slot_at (int slot) const
 {
   const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  return at.core < 0 ? nullptr : impl_->cores[size_t (at.core)].slots[size_t (at.local)].get ();
+  return at.core_index < 0 ? nullptr : impl_->cores[size_t (at.core_index)].slots[size_t (at.local)].get ();
 }
 
 Status Engine::submit (const Task &task, void *input_ready)
@@ -317,13 +318,13 @@ Status Engine::submit (const Task &task, void *input_ready)
   if (cs != cudlaSuccess) {
     /* Never queued: free again. */
     ring->release (local);
-    model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core);
+    model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core_index);
     wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)
       return on_cuda_error (*q, model_->library ().emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
                                               model_->library ().refusal_detail () + " (DLA core " +
-                                              std::to_string (q->core ()) + ", slot " +
+                                              std::to_string (q->dla_core ()) + ", slot " +
                                               std::to_string (task.slot) + ")");
   }
   /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued
@@ -377,9 +378,9 @@ Status Engine::wait (const Task &task, Deadline deadline)
     return collect_early (*s);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
-                                              " (DLA core " + std::to_string (q->core ()) +
+                                              " (DLA core " + std::to_string (q->dla_core ()) +
                                               ") had not finished by the caller's deadline");
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err,
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core_index, local, err,
                  s->wait.ended_at (), true);
 }
 
@@ -414,7 +415,7 @@ Status Engine::poll (const Task &task, bool *done)
     return Status::Ok ();
   *done = true;
   s->wait.ended ();
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core, local, err,
+  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core_index, local, err,
                  s->wait.ended_at (), true);
 }
 
@@ -427,9 +428,9 @@ Status Engine::await_end (const Task &task, Deadline deadline)
   {
     std::lock_guard<std::mutex> lock (mutex_);
     const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-    if (at.core < 0 || impl_->cores[size_t (at.core)].ring.state (at.local) != SlotRing::State::kSubmitted)
+    if (at.core_index < 0 || impl_->cores[size_t (at.core_index)].ring.state (at.local) != SlotRing::State::kSubmitted)
       return Status::Ok (); /* its consumer saw it end */
-    const TaskSlot &s = *impl_->cores[size_t (at.core)].slots[size_t (at.local)];
+    const TaskSlot &s = *impl_->cores[size_t (at.core_index)].slots[size_t (at.local)];
     event = s.end_event ();
     end = s.wait.wake_end ();
   }
@@ -444,11 +445,11 @@ Status Engine::await_end (const Task &task, Deadline deadline)
   /* Ended here, unless the consumer did meanwhile: its status is read before our next submit. */
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-  CoreSlots &c = impl_->cores[size_t (at.core)];
+  CoreSlots &c = impl_->cores[size_t (at.core_index)];
   if (c.ring.state (at.local) != SlotRing::State::kSubmitted)
     return Status::Ok ();
   TaskSlot &s = *c.slots[size_t (at.local)];
-  s.early_status = finish (model_->core (at.core), c.ring, at.core, at.local, err, seen, false);
+  s.early_status = finish (model_->core (at.core_index), c.ring, at.core_index, at.local, err, seen, false);
   s.ended_early = c.ring.state (at.local) == SlotRing::State::kEnded; /* not if abandoned: freed */
   return Status::Ok ();
 }
@@ -479,11 +480,11 @@ bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  if (at.core < 0)
+  if (at.core_index < 0)
     return false;
   /* Ended by await_end and not yet collected: still the consumer's to wait for. */
-  return impl_->cores[size_t (at.core)].ring.check_in_flight (at.local).ok () ||
-         impl_->cores[size_t (at.core)].slots[size_t (at.local)]->ended_early;
+  return impl_->cores[size_t (at.core_index)].ring.check_in_flight (at.local).ok () ||
+         impl_->cores[size_t (at.core_index)].slots[size_t (at.local)]->ended_early;
 }
 
 /* The task's end was seen (or CUDA failed): the slot waits for the caller's release (an abandoned
@@ -545,10 +546,10 @@ Status Engine::task_status (const CoreQueue &q)
     return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
                                               std::to_string (cfg_.task_timeout_ms) +
                                               " ms: cudlaGetLastError reports " + cudla_status_name (last) +
-                                              " (DLA core " + std::to_string (q.core ()) + ")");
+                                              " (DLA core " + std::to_string (q.dla_core ()) + ")");
   return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " +
                                             cudla_status_name (last) + " (DLA core " +
-                                            std::to_string (q.core ()) + ")");
+                                            std::to_string (q.dla_core ()) + ")");
 }
 
 void *Engine::input_ptr (int slot, int index) const
@@ -602,7 +603,7 @@ Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes,
 {
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
-  CoreQueue &q = model_->core (place_of (slot, cores (), slots_per_core ()).core);
+  CoreQueue &q = model_->core (place_of (slot, cores (), slots_per_core ()).core_index);
   auto *stream = static_cast<cudaStream_t> (q.stream ());
   int err;
   {
@@ -630,7 +631,7 @@ static std::string describe_cores (const Engine &e, uint64_t count)
   if (e.dla_core () == kEveryCore) {
     s += " (";
     for (int i = 0; i < e.cores (); ++i)
-      s += (i ? "," : "") + std::to_string (e.core_number (i));
+      s += (i ? "," : "") + std::to_string (e.dla_core_at (i));
     s += ")";
   }
   return s + "/" + std::to_string (count);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a DLA model ready to run tasks on one DLA core or on every core: per core a device
  * handle, the module and its own CUDA stream (dla/loaded_model.h, which several engines may share:
  * model-instance-id), and this engine's own ring of task slots per core, made once at open
@@ -103,9 +104,9 @@ class Engine {
   int num_slots () const { return cores () * slots_per_core (); }
   int max_tasks () const { return cfg_.num_slots; }
   bool spare_slot () const { return cfg_.spare_slot; } /* EngineConfig::spare_slot */
-  /* The cores the engine runs on: cores () of them, core_number (i) the DLA core of the i-th. */
+  /* The cores the engine runs on: cores () of them, dla_core_at (i) the DLA core of the i-th. */
   int cores () const;
-  int core_number (int index) const;
+  int dla_core_at (int index) const;
   /* The DLA core a slot's tasks run on; -1 for a bad slot. */
   int core_of (int slot) const;
   /* Tasks, busy time, learnt duration of the i-th core (core_scheduler.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the one rule for the CUDA error that ends CUDA in the whole process, and the one
  * process-wide flag that remembers it.
  *

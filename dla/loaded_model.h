@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a model loaded on one DLA core or on every core, the part of an engine its sharers
  * have in common (issue #23): per core the device handle (reserved against cuDLA's 16, core_handles.h),
  * the module, one CUDA stream (the core's task queue: tasks run in the order they are submitted,
@@ -10,7 +11,7 @@
  * sharer can never take another's slots. Sharers join and leave at any time; each may be told when
  * the sharers' tasks in flight at most change (watch), for the latency it announces.
  *
- * Made by dla::Engine::Open (one engine, as before) or through dla::EngineRegistry for
+ * Made by dla::Engine::Open (one engine, as before) or through dla::ModelRegistry for
  * model-instance-id; destroyed with its last sharer. */
 #pragma once
 
@@ -93,7 +94,7 @@ class LoadedModel {
   void tell_watchers ();    /* watch_mutex_ held */
   int total_tasks () const; /* watch_mutex_ held */
 
-  struct Sharer {
+  struct SharerWatch {
     int max_tasks = 0;
     SharersChanged changed;
   };
@@ -102,13 +103,13 @@ class LoadedModel {
   std::shared_ptr<const Library> lib_;
   /* Given back after the cores' handles are destroyed: declared before them. */
   std::vector<CoreHandles::Reservation> handles_;
-  std::vector<std::unique_ptr<CoreQueue>> cores_; /* index i: cores_[i]->core () */
+  std::vector<std::unique_ptr<CoreQueue>> cores_; /* index i: cores_[i]->dla_core () */
   std::unique_ptr<CoreScheduler> scheduler_;
   std::vector<TensorInfo> inputs_, outputs_;
   mutable std::mutex mutex_;
 
   mutable std::mutex watch_mutex_;
-  std::map<uint64_t, Sharer> sharers_;
+  std::map<uint64_t, SharerWatch> sharers_;
   uint64_t next_sharer_ = 1;
 };
 

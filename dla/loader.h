@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the cuDLA library, opened with dlopen at run time.
  *
  * libcudla.so.1 exists only on Jetson (JetPack), so nothing links it: the plugin builds and its CPU

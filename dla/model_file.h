@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: reading a model file and telling what it is from its first bytes.
  * An NVIDIA DLA loadable has "NVDA" at bytes 4..7; swdla's own models start with "SWDLAMDL"; a
  * serialized TensorRT engine (trtexec --saveEngine without --buildDLAStandalone) starts with "ftrt"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a loaded cuDLA module (one per device handle) and its I/O tensor descriptors. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the device's primary CUDA context, retained for an owner's lifetime.
  *
  * cuDLA hybrid mode works in the primary context, and GStreamer's gst_cuda_context_new() makes a

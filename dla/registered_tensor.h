@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one DLA tensor: cudaMalloc'd from the descriptor's size, zeroed once, registered
  * once with cudlaMemRegister. Tasks take the DLA-side pointer, CUDA kernels the CUDA pointer; the
  * two differ and are never mixed. Destroying it unregisters, then frees. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the states of an engine's task slots on one core and the rules between them, apart
  * from any CUDA work so that misuse is tested on any machine:
  *   free -> acquired (acquire) -> submitted (submit) -> ended (wait or poll saw the task end; its

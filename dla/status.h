@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the dla layer returns the status of the C++ layers (host/status.h). */
 #pragma once
 

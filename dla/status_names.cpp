@@ -1,8 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "dla/status_names.h"
 
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+
+#include "dla/fatal.h"
 
 namespace dla {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: names for cuDLA and CUDA status values, as users see them in error messages:
  * "cudlaErrorInvalidDevice (8)", hardware errors in hex "cudlaErrorDlaErrEngineTimeout (0x40000006)",
  * unknown values as numbers. */
@@ -6,7 +7,6 @@
 #include <string>
 
 #include "dla/abi/cudla_abi.h"
-#include "dla/fatal.h"
 
 namespace dla {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one task's resources, made once when a model opens, so nothing is allocated,
  * registered or created per frame: its registered input and output tensors, pinned host copies of
  * the outputs, the cudlaTask that names them (it lives as long as the slot: NVIDIA's samples keep

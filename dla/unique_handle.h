@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one move-only owner of a handle that a release function gives back, the shape of
  * Holoscan's UniqueValue. Every RAII class of the dla layer is made of these, so none writes its
  * own destructor, move or reset: a class that owns two things (memory and its registration) holds

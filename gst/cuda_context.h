@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the element's one CUDA context (docs/architecture.md section 4).
  *
  * cuDLA hybrid mode works in the device's primary context and gst_cuda_context_new() makes another,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: how the element reports a dla::Status on the bus (gstdlainfer-private.h). */
 #include "gst/gstdlainfer-private.h"
 

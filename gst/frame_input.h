@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a frame's way into the model's input, on the element's own CUDA stream.
  *
  * Per frame: map the buffer (CUDA or system memory), order our stream after the upstream stream

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: from GStreamer's description of a frame to the kernel's SourceView.
  *
  * The format, chroma siting, colour matrix and range come from the negotiated GstVideoInfo; plane

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a frame from upstream to the DLA, on the streaming thread (docs/architecture.md 8):
  * the settings it runs with, the interval's decision, a free task slot, the kernel into the slot's
  * input on the element's stream, the submit, and the frame queued for the src pad's task. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the dlainfer element's instance data, shared by its source files
  * (gstdlainfer.cpp: the element's life, events and queries; frame_submit.cpp: a frame from
  * upstream to the DLA; push_loop.cpp: the src pad's task, from the DLA to downstream;
@@ -19,7 +20,7 @@
 #include "gst/hold_latency.h"
 #include "gst/inflight.h"
 #include "gst/interval.h"
-#include "gst/model.h"
+#include "gst/open_model.h"
 #include "gst/objects/frame_objects.h"
 #include "gst/objects/object_output.h"
 #include "gst/outputs/classification.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
  * SECTION:element-dlainfer
  * @title: dlainfer
@@ -49,7 +50,7 @@
 #include "gst/frame_source.h"
 #include "gst/gstdlainfer-private.h"
 #include "gst/gstdlainfer.h"
-#include "gst/modelinfo_settings.h"
+#include "gst/modelinfo/modelinfo_settings.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -135,7 +136,7 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   priv->stats.reset ();
   std::vector<int> cores;
   for (int i = 0; i < m.engine->cores (); ++i)
-    cores.push_back (m.engine->core_number (i));
+    cores.push_back (m.engine->dla_core_at (i));
   priv->stats.set_cores (cores);
   GstStructure *info = dlainfer::model_info (s, m);
   GST_OBJECT_LOCK (self);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the dlainfer element (see gstdlainfer.cpp for its documentation). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the dlainfer element's properties.
  *
  * Values live in dlainfer::Settings under the object lock. Model-changing properties (model,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the latency the element announces, and when to announce it again.
  *
  * At start the element announces what it adds by design: max-in-flight tasks of the warm-up

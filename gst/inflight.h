@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the frames between submit and push, in input order (docs/architecture.md 8).
  *
  * The streaming thread waits for room (a free DLA task slot for a frame that runs the model; a

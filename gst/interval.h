@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: which frames run the model when `interval` skips some (every interval+1-th frame
  * is inferred; the others carry the last result, marked with its age). No GStreamer. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the plugin. It registers its element on any machine: a missing cuDLA library,
  * DLA or CUDA device is reported when an element starts, never as a failed plugin load. */
 #ifdef HAVE_CONFIG_H

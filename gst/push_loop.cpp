@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the src pad's task, from the DLA to downstream (docs/architecture.md 8): the
  * oldest frame, the wait for its task (a host-side deadline from task-timeout), its results, the
  * push; and the frames a flush or a stop drops. */

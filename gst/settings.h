@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the element's property values, copied under the object lock where they are used.
  *
  * The element core reads settings only through this struct and the two *_params() functions, so

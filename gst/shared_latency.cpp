@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the latency the element announces at start, and again when elements sharing its
  * model (model-instance-id) join or leave (docs/architecture.md 8). */
 #include <algorithm>

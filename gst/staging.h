@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the upload path of one task slot for frames in system memory.
  *
  * A pinned host buffer and a device buffer, made once (in set_caps) and reused for every frame:

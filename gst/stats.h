@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the element's counters and stage timings, read through the `stats` property.
  *
  * The src pad's task records one frame at a time under a mutex of its own (a few adds, no

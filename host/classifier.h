@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: what makes a model a classifier dlainfer can run, and what follows from it: the
  * input the preprocessing writes, the class count, the class-score output. The checks the element
  * makes before its first frame, on the tensors the dla layer mapped; no GStreamer, no CUDA, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: reading a model or labels file whole, with the checks a path from a property needs:
  * it exists, it is a regular file (not a directory, FIFO or device, which would block or never
  * end), and it is not absurdly large for what it is. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: class labels, one per line (UTF-8; BOM, CRLF and trailing blanks tolerated).
  * Without a labels file, classes are named by index ("class_3"). No GStreamer. */
 #pragma once

@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "host/postprocess.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 namespace postprocess {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: host post-processing of a classification output tensor.
  *
  * De-pads the output per its layout (through tensor::View::offset, never our own index math),
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace postprocess {
 

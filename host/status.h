@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the result of every call of the C++ layers (host, dla): a code the element maps to
  * a GStreamer error domain, and a message that names the call, the status name and number, and the
  * fix. The lowest layer defines it; dla/status.h names it in namespace dla. */

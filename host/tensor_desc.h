@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a model's input or output as the host layers see it: its name, its layout, and
  * the raw descriptor as text for messages. The dla layer makes these from cuDLA's descriptors
  * (dla/descriptor_map.h host_descs); nothing here knows cuDLA. */
@@ -6,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace host {
 

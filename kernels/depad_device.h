@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: de-padding on the GPU (docs/tensors.md 4): a task's outputs, from their DLA layout
  * into dense row-major NCHW FLOAT32 (INT8 dequantised with its scale) or FLOAT16, in one launch on
  * the caller's stream or from a CUDA graph. The same layout math (tensor::View::offset) and the
@@ -9,7 +10,7 @@
 
 #include <vector>
 
-#include "host/depad.h"
+#include "common/depad_types.h"
 
 namespace depad {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a kernel launch as data: what cudaLaunchKernel takes, with the kernel's one
  * by-value parameter (its argument struct) copied in. A launch can then be compared with an earlier
  * one and replayed from a CUDA graph (launch_graphs.h). CUDA builds only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: kernel launches replayed from CUDA graphs.
  *
  * A graph launch costs the CPU about half a kernel launch (after a sleep, as between two frames;

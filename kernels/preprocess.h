@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the fused preprocessing kernel's launch API (GStreamer-free, no CUDA headers).
  *
  * One call turns a video frame (or several crops of it) into the DLA's input tensor in one kernel
@@ -38,7 +39,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace preprocess {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Argument checks and geometry for preprocess::launch and preprocess::reference. */
 #include "kernels/preprocess_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: argument checks and per-ROI geometry, shared by the CUDA launch and the CPU
  * reference so both refuse the same calls and agree on where every output pixel samples.
  * Host code; the plan is POD and travels to the kernel as a parameter. */

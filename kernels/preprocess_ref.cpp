@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CPU reference of preprocess::launch: the definition of correctness (conventions in
  * preprocess.h). Written for clarity, in double up to the normalisation, which is float as in the
  * kernel; it shares only the argument checks and the per-ROI geometry with the CUDA code. */
@@ -5,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "kernels/preprocess_plan.h"
 
 namespace preprocess {

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build-loadable.sh MODEL.onnx [OUT.loadable] [DLA_CORE]
 #
 # Turns a fixed-shape ONNX classifier into a cuDLA loadable for dlainfer with TensorRT's trtexec on

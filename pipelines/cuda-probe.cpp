@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cuda-probe: exits 0 and prints the number of CUDA devices when there is at least one; otherwise
  * prints one line saying why and exits 3. Used by demo.sh before it starts a pipeline. */
 #include <cstdio>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-demo: the program behind pipelines/demo.sh (the README's first command).
  *
  *   videotestsrc (solid colours, cycling) ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)

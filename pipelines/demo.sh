@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # demo.sh — the README's first command:   sudo bash pipelines/demo.sh
 #
 # Installs what is missing (.ci/install-deps.sh, apt-get), builds what the demo needs into build/,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the demo programs (demo.cpp, objects-demo.cpp) share: element lookups, probes, the
  * --set PROP=VALUE properties and running a pipeline to its end. */
 #pragma once

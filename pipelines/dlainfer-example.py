@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """dlainfer-example.py: the Python twin of dlainfer-example (example-app.cpp). It builds
 
     SOURCE ! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer ! fakesink

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-example: an application that builds its pipeline in code and prints each frame's
  * classification as one JSON line, read in a pad probe with the public meta API
  * (gstdlameta.h; pkg-config gstreamer-dlainfer-1.0).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # jetson-camera.sh — Jetson AGX Orin: a CSI camera (nvarguscamerasrc) classified live on the DLA.
 #
 #   nvarguscamerasrc ! video/x-raw(memory:NVMM),width=1920,height=1080,framerate=30/1,format=NV12

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # jetson-file.sh CLIP.mp4 — Jetson AGX Orin: an H.264 file through the hardware decoder into dlainfer.
 #
 #   filesrc ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! video/x-raw,format=NV12

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # lib.sh — sourced by the pipeline scripts: paths, the model, and gst-launch-1.0 (also through a
 # GPU-host bundle, .ci/make-bundle.sh, whose tools may need the bundled loader).
 PIPELINES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """multi-stream.py: several streams sharing one loaded model (model-instance-id) over every DLA core.
 
     videotestsrc ! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer model-instance-id=ID dla-core=-1

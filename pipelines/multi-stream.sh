@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # multi-stream.sh: STREAMS sources sharing one loaded model over every DLA core (model-instance-id,
 # dla-core=-1), printing each stream's per-core stats and the totals at the end (multi-stream.py).
 #

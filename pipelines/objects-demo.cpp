@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-objects-demo: classifying the objects a detector found (`OBJECTS=1 pipelines/demo.sh`).
  *
  *   videotestsrc pattern=smpte ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # orin-acceptance.sh — the Orin kit: one command on a Jetson AGX Orin (JetPack 7.2.2+, TensorRT
 # 11.4.1) that builds the ONNX twins of the swdla test models into DLA loadables, checks them through
 # dlainfer and dlainfer-inspect on both DLA cores against the results of swdla's CPU executor, reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Prints the README's property table from gst-inspect-1.0 of a build:
    python3 pipelines/readme-properties.py [BUILD_DIR]   (default build)"""
 import re, subprocess, os, sys

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes a .modelinfo (upstream GStreamer's format 1.0, docs/modelinfo.md) for a cuDLA loadable.
 
   write-modelinfo.py LOADABLE [--mean M M M] [--std S S S] [--group-id ID] [--id ID]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # x86-h264.sh [CLIP.mp4] — an x86 host with an NVIDIA GPU: H.264 decoded by NVDEC straight into
 # CUDA memory and classified by dlainfer.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's test command: installs what is missing (apt-get; run as root), configures build/
 # when needed, builds, and runs every suite: `unit` (CPU) and `gpu` (SKIP, with the reason, when the
 # machine has no CUDA device). Exit status is meson test's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect: what a model file is, its tensors as dlainfer reads them, and timed runs.
  *
  *   dlainfer-inspect [--identify] FILE

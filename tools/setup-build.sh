@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # setup-build.sh BUILD_DIR [MESON_ARGS...]: `meson setup`, with nvcc through tools/nvcc-deps when
 # Meson is older than 1.4 (Debian 12 has 1.0.1), so that a changed header rebuilds the .cu objects
 # that include it (mesonbuild/meson#11969). The native file goes into the build directory: Meson

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: our declaration of the cuDLA C ABI (NVIDIA's cudla.h, as far as we use it).
  *
  * Shared by the dla layer (which dlopens libcudla.so.1) and swdla (which implements it), so one

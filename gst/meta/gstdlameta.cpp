@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: GstDlaClassificationMeta (see gstdlameta.h). */
 #include "gst/meta/gstdlameta.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the classification result dlainfer attaches to each buffer — the public metadata
  * library (libgstdlainfer-1.0, pkg-config gstreamer-dlainfer-1.0).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: reading an object's result (see gstdlaobject.h). */
 #include "gst/meta/gstdlaobject.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: an object's result, as dlainfer inference-region=roi-list wrote it on the
  * object's GstVideoRegionOfInterestMeta (every GStreamer version) — the public metadata library.
  *

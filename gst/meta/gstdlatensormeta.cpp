@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: GstDlaTensorMeta (see gstdlatensormeta.h). */
 #include "gst/meta/gstdlatensormeta.h"
 

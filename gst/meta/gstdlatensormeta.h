@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the raw output tensors dlainfer attaches with tensor-meta=true on GStreamer 1.22 and
  * 1.24, where GStreamer has no public tensor meta (1.26 and later get upstream's GstTensorMeta
  * instead) — part of the public metadata library (libgstdlainfer-1.0).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one object a detector put on a frame, as the object pieces (gst/objects/) see it,
  * whichever meta described it. Not wired into the element yet (docs/architecture.md 8). */
 #pragma once

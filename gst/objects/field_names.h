@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: names of the fields of the structures written per object (object_output.cpp), made
  * once in the form this GStreamer keys fields by: a GQuark before 1.26, a GstIdStr from 1.26 on,
  * where the quark calls are deprecated wrappers that turn the quark into a GstIdStr on every call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: one frame's objects on their way through the element (inference-region=roi-list,
  * docs/architecture.md 8): the objects on the buffer (object_source.h), those classified
  * (selection.h), the tracked ones whose cached result is carried (result_cache.h), the rest in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: each object's result written back on its buffer (inference-region=roi-list,
  * docs/objects.md), where applications and both ecosystems' elements look for it:
  *  - every version: a parameter structure on the object's GstVideoRegionOfInterestMeta

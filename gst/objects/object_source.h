@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the objects a detector put on a buffer (secondary classification, issue #22).
  *
  * GStreamer >= 1.24 with the analytics library (HAVE_GST_ANALYTICS): every GstAnalyticsODMtd of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: GValues of fundamental types made without GObject's type machinery, for the
  * structures written per object (object_output.cpp). g_value_init + g_value_set_int amount to a
  * type and a number in the value's public fields (GValue's layout is GLib's stable ABI), but each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the last result of each tracked object (`reclassify-interval`, issue #22).
  *
  * Keyed by tracking id. An object classified on frame f carries that result on frames f+1 ..

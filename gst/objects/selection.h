@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: which of a frame's objects are classified (nvinfer's and DL Streamer's rules).
  *
  * In this order: each box is clipped to the frame; an empty one (nothing left inside) is skipped;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/objects/work_plan.h"
 
 #include <algorithm>

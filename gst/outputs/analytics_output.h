@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the results as a GstAnalyticsClsMtd in the buffer's GstAnalyticsRelationMeta
  * (GStreamer >= 1.24, HAVE_GST_ANALYTICS); nothing in builds without it. */
 #pragma once

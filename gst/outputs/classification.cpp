@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/outputs/classification.h"
 
 #include "gst/outputs/analytics_output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the classification a frame's output tensor holds, as the element shows it: the
  * scores post-processed (host/postprocess.h), the meta on the buffer (our public meta, and a
  * GstAnalyticsClsMtd where the build has GstAnalytics), and the "dlainfer-result" bus message.

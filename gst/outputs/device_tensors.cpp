@@ -1,8 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/outputs/device_tensors.h"
 
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+
+#include "dla/status_names.h"
 
 namespace dlainfer {
 
@@ -83,8 +86,7 @@ bool DeviceTensors::start (dla::Engine &engine, const std::vector<TensorPlan> &p
       outputs.push_back (engine.output_ptr (slot, int (i)));
     const cudaError_t err = make_graph (slots_[size_t (slot)], outputs);
     if (err != cudaSuccess) {
-      *error = std::string ("raw tensors on the GPU: making the de-padding's CUDA graph failed: ") +
-               cudaGetErrorName (err);
+      *error = "raw tensors on the GPU: " + dla::cuda_call_failed ("making the de-padding's CUDA graph", err);
       clear ();
       return false;
     }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the raw tensors' device path (tensor-meta=true; docs/tensors.md 4). After each task,
  * on the engine's stream (dla::AfterTask): one replay of the slot's CUDA graph, whose kernel de-pads
  * every output (kernels/depad_device.h) into a device buffer of the slot's and whose copies bring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: `dump-dir` and `dump-count` (docs/tensors.md, "Dump"): the input tensor and the raw
  * outputs of the next N inferences as files, for comparing the DLA's results offline with the GPU's
  * or a framework's, with a description of their layout. Armed from any thread (its own lock);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: host buffers of one size, handed downstream as GstMemory without a copy: the raw
  * tensors' de-padded values are copied from the GPU straight into one (docs/tensors.md 4), and the
  * buffer comes back to the pool when downstream frees its memory. acquire () never allocates: the

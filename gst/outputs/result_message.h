@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the element message posted per inference when post-messages=true, so
  * `gst-launch-1.0 -m` shows results without code. */
 #pragma once

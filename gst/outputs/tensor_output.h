@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the raw output tensors (tensor-meta=true; docs/tensors.md): every output of the
  * model de-padded from its DLA layout (host/depad.h), as GstTensors in a GstTensorMeta on
  * GStreamer >= 1.26, else in the public library's GstDlaTensorMeta with the same fields. A class

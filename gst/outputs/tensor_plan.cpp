@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/outputs/tensor_plan.h"
 
-#include "gst/modelinfo.h"
+#include "gst/modelinfo/modelinfo.h"
 
 namespace dlainfer {
 namespace {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: what each output of the model is published as with tensor-meta (docs/tensors.md):
  * its id, type and dims, from the properties, the .modelinfo and whether it is the class vector. */
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """manifest.py KIT: the kit's twins as tab-separated lines for orin-acceptance.sh (no NumPy needed):
 name onnx in_format out_format in_scale out_scale classifier dla_legal labels kit_input expected"""
 import json

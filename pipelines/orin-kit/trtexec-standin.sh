@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # trtexec stand-in for the Orin kit's dry run (DRY_RUN=1 pipelines/orin-acceptance.sh) on x86 hosts.
 # --onnx=DIR/NAME.onnx --saveEngine=OUT: "builds" by copying the swdla model NAME.swdla from
 # STANDIN_MODELS (a loadable for swdla); like the DLA, it refuses a twin with a kernel larger than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer benchmarks: what a synchronous frame's CUDA calls alone cost this host's CPU. */
 #pragma once
 

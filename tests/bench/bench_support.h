@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmarks of the dlainfer element (tests/bench): pre-rendered 1080p NV12 frames in CUDA memory
  * pushed from an appsrc, as fast as the pipeline takes them, timed between two frames at the sink
  * (warm-up excluded) with the wall clock and getrusage (CPU of every thread of the process). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark 2, against a busy DLA: swdla with an emulated service time per task (2, 1, 0.5 ms) on
  * one core, frames pushed as fast as the element takes them, with the default max-in-flight and
  * with max-in-flight=1 (one frame at a time: each frame waits for its task, so the DLA idles for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark 1, host overhead: what dlainfer adds per frame over identity in this synchronous
  * design, with a DLA that answers at once (swdla, SWDLA_SERVICE_US=0). 10 000 pre-rendered 1080p
  * NV12 frames in CUDA memory per element (10 alternating rounds of 1 000), `appsrc ! X ! fakesink`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What one frame's CUDA calls cost the CPU right after a sleep, as they run between two frames:
  * the kernel launch, plain and replayed from a graph (preprocess::LaunchGraphs, which dlainfer
  * uses), with a parameter block of the preprocessing kernel's size; the query that first sees the

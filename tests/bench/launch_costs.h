@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer benchmarks: the CPU cost of one frame's CUDA calls right after a sleep. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark 4, live latency: videotestsrc is-live=true at 5 and 30 fps into dlainfer (swdla, one
  * core, 2 ms service) into a fakesink. Pad probes time each frame at the element's sink pad (in)
  * and src pad (out): the added latency's median and 99th percentile against the targets

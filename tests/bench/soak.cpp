@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark 3, soak: 100 000 1080p NV12 CUDA frames through dlainfer (swdla, no service time), the
  * process's RSS and the GPU's used memory (cudaMemGetInfo) sampled every 1 000 frames from frame
  * 1 000 on. Judged by a least-squares slope: the growth it projects over the 100 000 frames, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark: the host reference of tensor-meta per frame (docs/tensors.md 4): de-padding a padded
  * host copy of each output into a new buffer and attaching the tensor meta, for a 1000-class FP16
  * chw16 vector and a 2048 x 7 x 7 map (FP16 chw16, INT8 chw32), FLOAT32 and FLOAT16. CPU only. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark: what tensor-meta costs per frame with the GPU de-padding it (docs/tensors.md 4), for a
  * 1000-class FP16 chw16 vector (with its classification), a 2048 x 7 x 7 map (FP16 chw16 to FLOAT32
  * and FLOAT16, INT8 chw32 to FLOAT32) and 64 x 56 x 56 (FP16 chw16):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer benchmarks: the calling thread's CPU clock (no GStreamer, so CUDA sources take it too). */
 #pragma once
 

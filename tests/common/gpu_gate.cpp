@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-gate CMD ARGS...: runs a GPU-suite script only where a CUDA device is there, with the same
  * rule as the test programs' main (test_main.cpp): exit 77 (SKIP) when there is no driver or no
  * device, 1 when CUDA is broken (driver too old, devices hidden, another error) or when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Test-only queries of the software DLA the process has loaded (DLAINFER_CUDLA_LIBRARY). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The main of every test program: GoogleTest plus gst-check's initialisation.
  *
  * gst_check_init's log handlers end the process through libcheck, which GoogleTest does not run,

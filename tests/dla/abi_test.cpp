@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cuDLA ABI as our header declares it, checked at run time against the numbers of the
  * docs/cudla.md (section 3.3; confirmed by NVIDIA's binding dtypes, section 8), so a mistake shows as
  * a failing test with the numbers, not only as a static_assert. */

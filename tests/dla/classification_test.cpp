@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Validation of a model as a classifier (host/classifier.h) on tensors mapped from cuDLA
  * descriptors: one image input (3 channels, or 1 for grey; the padded count accepted), batch >= 1,
  * outputs C x 1 x 1 vectors with the input's batch. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The completion wait on real CUDA work: what each kind of wait teaches the alarm (WakeOffset). A
  * wait that starts after its alarm has passed and finds the task running learns that the alarm is
  * early, so an offset that fell below the submit time recovers; finding it done teaches nothing. */

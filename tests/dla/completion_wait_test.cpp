@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the completion wait learns: where to set the alarm (the median of where the tasks end as the
  * wake-ups see them, within [kMin, kMax]) and the expected task duration (the shorter of the last two
  * timed tasks). */

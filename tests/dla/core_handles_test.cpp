@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The device handles of each DLA core (dla/core_handles.h), on any machine: 16 on a core work, the
  * 17th is refused with the limit and model-instance-id as the remedy, a handle given back makes
  * room, cores count apart. cuDLA's own refusal (dla/device.cpp) names the limit, model-instance-id

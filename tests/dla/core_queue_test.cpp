@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Slot numbers across an engine's cores (dla/core_queue.h), on any machine: every number of every
  * core is one place and back, numbers outside the engine are nowhere; and a core's QueueClock. */
 #include "dla/core_queue.h"
@@ -18,7 +19,7 @@ TEST (SlotPlace, EveryNumberIsOnePlaceAndBack)
           const int slot = dla::engine_slot (c, l, per_core);
           EXPECT_TRUE (seen.insert (slot).second) << "slot " << slot << " given twice";
           const dla::SlotPlace at = dla::place_of (slot, cores, per_core);
-          EXPECT_EQ (at.core, c) << slot;
+          EXPECT_EQ (at.core_index, c) << slot;
           EXPECT_EQ (at.local, l) << slot;
         }
       EXPECT_EQ (int (seen.size ()), cores * per_core);
@@ -39,11 +40,11 @@ TEST (SlotPlace, OutsideTheEngineIsNowhere)
 {
   for (int slot : {-1, 6, 7, 1000}) {
     const dla::SlotPlace at = dla::place_of (slot, 2, 3);
-    EXPECT_EQ (at.core, -1) << slot;
+    EXPECT_EQ (at.core_index, -1) << slot;
     EXPECT_EQ (at.local, -1) << slot;
   }
-  EXPECT_EQ (dla::place_of (0, 2, 0).core, -1) << "no slots per core";
-  EXPECT_EQ (dla::place_of (0, 0, 2).core, -1) << "no cores";
+  EXPECT_EQ (dla::place_of (0, 2, 0).core_index, -1) << "no slots per core";
+  EXPECT_EQ (dla::place_of (0, 0, 2).core_index, -1) << "no cores";
 }
 
 }  // namespace

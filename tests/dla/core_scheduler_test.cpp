@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which core runs the next task (dla/core_scheduler.h), on any machine: equal cores alternate, a
  * slower core gets proportionally fewer tasks, ties go to the lower core, a failed core or one
  * the caller leaves out gets none, and the per-core counters `stats` will show. Durations are given, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Tensor descriptors for the dla tests: the real Orin dumps of docs/cudla.md (section 5.4), the
  * expected chw16 ones (section 5.2), and any layout written in each plausible reading. */
 #pragma once
@@ -6,7 +7,7 @@
 #include <string>
 
 #include "dla/abi/cudla_abi.h"
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace fixtures {
 

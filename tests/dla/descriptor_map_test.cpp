@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Raw descriptors -> tensor views: the real Orin dumps, the expected chw16 ones, and every
  * supported layout in every plausible reading of docs/cudla.md section 7; refusals print the raw
  * descriptor. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The sync seam and a DLA fault: swdla emulates cudaErrorExternalDevice (911) after an injected
  * fault (SWDLA_EXTERNAL_DEVICE_ERROR, tests/swdla/README.md contract 3). wait() must report it as
  * fatal, naming cudlaGetLastError's status and "restart the process", and every engine must refuse

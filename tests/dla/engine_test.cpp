@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The nine-step hybrid flow through dla::Engine against swdla (DLAINFER_CUDLA_LIBRARY), with
  * models whose answers are known (tests/swdla/models.spec): colours, a read-out of the input,
  * every input/output layout, batch, several slots, two cores, stream ordering, the task timeout,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers of the dla GPU tests: open an engine on an swdla test model, write an input image
  * through the layout header, read outputs back. */
 #pragma once
@@ -16,7 +17,7 @@
 #include "dla/cuda_resources.h"
 #include "dla/engine.h"
 #include "dla/primary_context.h"
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "test_support.h"
 
 namespace dla_test {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A stand-in libcudla for the loader's unit tests (no GPU, no cuDLA work): built three ways.
  *   FAKE_PARTIAL  exports only cudlaGetVersion and cudlaDeviceGetCount (a library lacking symbols)
  *   FAKE_FULL     exports the 12 hybrid-mode entry points (+ cudlaSetTaskTimeoutInMs)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The loader's failure cases and its identification of swdla, in one program: each test points
  * DLAINFER_CUDLA_LIBRARY at another file (fakes built in tests/dla) and drops the cached library. */
 #include "dla/loader.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Model files: missing / unreadable / empty, what the first bytes say, which backend takes which,
  * and the engine's own checks that need neither GPU nor cuDLA. */
 #include "dla/model_file.h"

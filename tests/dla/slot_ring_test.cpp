@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The task slots' rules (dla/slot_ring.h), on any machine: the misuse the engine refuses (submit
  * without acquire, double submit, wait without a task in flight, a slot that does not exist, more
  * tasks than slots), and an ended slot kept for its reader until released. The same refusals

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Cross-check with swdla on the CPU: every generated swdla test model, its descriptors filled as
  * swdla fills them in each of its 27 reading combinations (tests/swdla/descriptors.h), must map
  * to the layout swdla executes (same strides, same size). No GPU and no cuDLA needed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The one move-only handle (dla/unique_handle.h): released exactly once, on reset, destruction or
  * move-assignment over it; never after a move or a release (); a class made of several handles
  * releases them in the reverse order of their declaration (a registration before its memory). */

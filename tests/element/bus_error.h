@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The first error a pipeline posts, as plain values, for the element's unit and GPU tests. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Both DLA cores from one element (issue #23) on a CUDA GPU with the software DLA, which emulates
  * two cores (SWDLA_NUM_CORES) and counts the tasks each ran (swdlaCoreTaskCount): dla-core=-1
  * gives both work and names, per frame, the core that produced the result, consistently with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The 911 external-device error (swdla: SWDLA_EXTERNAL_DEVICE_ERROR) poisons CUDA for the whole
  * process, so it has a program of its own: STREAM/FAILED saying "restart the process", and every
  * later start in the process refuses with the same advice instead of trying. */

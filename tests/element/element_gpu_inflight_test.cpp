@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Frames in flight (docs/architecture.md 8) on a CUDA GPU with the software DLA: order and identity
  * under jittered service at every max-in-flight, drains (EOS, DRAIN, caps), flushes, state changes
  * with tasks in flight, downstream flows reaching upstream, a tee upstream, LATENCY and ALLOCATION

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One loaded model shared by many streams (issue #23, model-instance-id) on a CUDA GPU with the
  * software DLA, two cores (SWDLA_NUM_CORES): sharers hold one device handle and one module per
  * core (swdla counts them: swdlaCoreHandleCount, swdlaCoreModuleCount); only one needs `model`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GStreamer >= 1.24: frames that an upstream element wrote on its own GstCudaStream and left
  * unsynchronised (as decoders and converters do) are never read torn or stale. 1 000 NV12 frames,
  * each written by a deliberately slow kernel on the producer's stream, cycle red, green, blue; each

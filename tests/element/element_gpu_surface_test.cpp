@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The dlainfer surface end to end on a CUDA GPU with the software DLA (swdla): each preprocessing
  * property seen in the input tensor through the read-out model (its 48 outputs are the means of
  * each channel over a 4x4 grid of the tensor: with activation=none, top-k=0 and a very low

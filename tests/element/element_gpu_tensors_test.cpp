@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tensor-meta, any image model, dump-dir and .modelinfo end to end on a CUDA GPU with swdla
  * (docs/tensors.md, docs/modelinfo.md). One frame through each output layout and type the test models
  * offer: the attached tensor equals, exactly, the output swdla wrote (dumped raw, de-padded by
@@ -18,7 +19,7 @@
 #include "cpu_executor.h"
 #include "gpu_support.h"
 #include "gst/meta/gstdlatensormeta.h"
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "model.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)

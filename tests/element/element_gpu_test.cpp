@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer end to end on a CUDA GPU with the software DLA (swdla; DLAINFER_CUDLA_LIBRARY): real
  * pipelines (appsrc/videotestsrc ! [cudaupload] ! dlainfer ! appsink) and models whose answers
  * are known, so geometry, channel order and colour-matrix mistakes cannot pass. */

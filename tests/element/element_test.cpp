@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The dlainfer element on a machine without a DLA (CPU suite): registration, pad templates,
  * properties, caps acceptance and refusal, and every start failure that needs no GPU, each as an
  * error on the bus with a specific domain and a message that says what to do. */

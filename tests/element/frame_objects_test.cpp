@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One frame's objects through the element's host-side flow (gst/objects/frame_objects.h,
  * object_output.h): selection, carried results and their age, tasks and waves, each batch item's
  * result, and the results written back (ROI parameter structure on every version, ClsMtd related
@@ -13,8 +14,8 @@
 
 #include "gst/meta/gstdlaobject.h"
 #include "gst/objects/object_output.h"
-#include "kernels/numeric.h"
-#include "kernels/tensor_layout.h"
+#include "common/numeric.h"
+#include "common/tensor_layout.h"
 #include "objects_test_support.h"
 
 namespace {

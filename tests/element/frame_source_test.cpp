@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* From caps and mapped frames to the kernel's SourceView: formats, interlaced refusal, colour
  * matrix/range and chroma siting from the caps, plane pointers and strides from the frame's
  * GstVideoMeta (padded strides included), and the system-memory packing for the upload. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -7,7 +8,7 @@
 
 #include "gpu_support.h"
 #include "gst/meta/gstdlatensormeta.h"
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
 #include <gst/analytics/analytics.h>

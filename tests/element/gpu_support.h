@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers of the element's GPU tests: pipelines with an appsrc/appsink, the result meta, swdla. */
 #pragma once
 

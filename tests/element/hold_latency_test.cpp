@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The latency the element announces (gst/hold_latency.h): the base until the 99th percentile of a
  * window of holds outgrows it, then that percentile; never less. A hold leaves out the time the src
  * task spent inside downstream's push (DownstreamTime). */

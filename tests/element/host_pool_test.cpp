@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The raw tensors' host buffers (gst/outputs/host_pool.h): acquire () never allocates, growth is
  * bounded and runs outside the pool's lock, buffers come back when downstream frees their memory,
  * the pool lives until the last one is back. Plain memory here (the element's is pinned CUDA

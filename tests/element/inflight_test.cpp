@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The frames-in-flight queue (gst/inflight.h) on the CPU: input order, the wait for a free task
  * slot, flushes that end every wait, drains that wait for the push, the stored flow, deadlines. */
 #include "gst/inflight.h"

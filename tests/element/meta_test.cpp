@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The public meta library (libgstdlainfer-1.0): add, read through the accessors, copy, transform,
  * several producers on one buffer. Linked like an application links it. */
 #include <gst/gst.h>

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The .modelinfo reader (docs/modelinfo.md): an upstream-style file, each malformed case with its
  * message, the file against a loadable's tensors, and the settings a start takes from it (the
  * properties the user set win). No GPU; the same expectations on every GStreamer build. */
-#include "gst/modelinfo.h"
+#include "gst/modelinfo/modelinfo.h"
 
 #include <glib/gstdio.h>
 #include <gst/gst.h>
@@ -9,7 +10,7 @@
 
 #include <string>
 
-#include "gst/modelinfo_settings.h"
+#include "gst/modelinfo/modelinfo_settings.h"
 #include "test_support.h"
 
 namespace {

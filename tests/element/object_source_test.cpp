@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Where a frame's objects come from (gst/objects/object_source.h): ROI metas on every version,
  * GstAnalyticsODMtd with its tracking on >= 1.24 builds, both on one buffer; a ROI meta's `id` is
  * no tracking id; the tracking lookups bounded by the selection (10 000 ODMtds). */

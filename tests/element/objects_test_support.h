@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the objects' tests share: the analytics switch (GStreamer >= 1.24 builds with the
  * analytics library) and a buffer that goes with its scope. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* objectdetectionoverlay (gst-plugins-bad >= 1.24) shows dlainfer's classification of a detection
  * in place of the detector's label: it draws "LABEL (c=LEVEL)" from the first ClsMtd related to the
  * ODMtd by RELATE_TO, else the ODMtd's own type and confidence. So a frame whose "car" detection

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-object structures' GValues made without GObject's calls (gst/objects/plain_values.h)
  * are what g_value_init + g_value_set_* make, byte for byte, on this build's GLib; structures of
  * them copy, compare, serialize and free as usual. CPU only. */

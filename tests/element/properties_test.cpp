@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every dlainfer property as gst-inspect-1.0 shows it: blurb, range, default, mutability; values
  * out of range or of the wrong shape refused (old value kept); model-changing properties refused
  * above READY with a GST_WARNING (never a g_warning); read-only stats and model-info. CPU only:

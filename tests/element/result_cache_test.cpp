@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The tracked objects' cached results (gst/objects/result_cache.h): reclassify-interval, area
  * growth, eviction of unseen and lost objects, the capacity, and memory that stays bounded over a
  * million frames of churning ids. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Which objects are classified (gst/objects/selection.h): clipping, degenerate boxes, the class
  * filter, the minimum size, the maximum per frame, each skip counted. */
 #include "gst/objects/selection.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the element shows the outside, without a GPU: the stats counters and their structure, the
  * interval schedule, the bus message, the model-info structure, and (GStreamer >= 1.24) the
  * GstAnalyticsClsMtd output. */
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "gst/interval.h"
-#include "gst/model_info.h"
+#include "gst/model_description.h"
 #include "gst/outputs/analytics_output.h"
 #include "gst/outputs/result_message.h"
 #include "gst/stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The raw output tensors without a GPU (docs/tensors.md): the public library's GstDlaTensorMeta
  * (add, read, copy, refusals), what each output is published as (ids, dims, types from the
  * properties and the .modelinfo), and the meta attached from host copies of the outputs — upstream's
@@ -14,10 +15,10 @@
 #include <vector>
 
 #include "gst/meta/gstdlatensormeta.h"
-#include "gst/modelinfo.h"
+#include "gst/modelinfo/modelinfo.h"
 #include "gst/outputs/dump.h"
 #include "gst/outputs/tensor_output.h"
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
 #include <gst/analytics/analytics.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A frame's objects as DLA tasks (gst/objects/work_plan.h): batch 1, 4 and 16, partial last
  * batches, waves, carried objects, zero objects, 10 000 objects. */
 #include "gst/objects/work_plan.h"

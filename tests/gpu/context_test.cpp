@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One CUDA context (docs/architecture.md section 4), proven with real GStreamer elements: the device's
  * primary context is retained and wrapped as a GstCudaContext, handed to cudaupload through the
  * normal need-context mechanism, the GstCudaMemory it produces belongs to that context, and a

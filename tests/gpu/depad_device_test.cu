@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The GPU de-padding (kernels/depad_device.h) equals the host reference (host/depad.cpp) bit for
  * bit: every DLA layout and type, FLOAT32 and FLOAT16 out, odd sizes, a class vector whose pad
  * lanes are left out, a 1x1x1 edge, several outputs in one launch, and the graph the element

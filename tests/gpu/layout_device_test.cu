@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The layout header's device functions agree with the host ones, for every layout and type. */
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The classifier's checks (host/classifier.h) on tensors described by the layout header alone, no
  * cuDLA: what full-frame classification needs of a model, which check refuses it, and what the
  * element then runs. The same validation on tensors mapped from descriptors:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* De-padding an output for the tensor meta: every DLA layout and type, row padding, batches, both
  * published types. Pad bytes are poisoned, so reading one shows up as a wrong value; values are
  * written through View::offset and must come back in dense row-major NCHW order. */
@@ -9,7 +10,7 @@
 #include <ostream>
 #include <vector>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 namespace {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Labels files: one per line, BOM/CRLF/trailing blanks tolerated, DeepStream's ';' line refused
  * with the conversion, missing file told apart, and class-index names without labels. */
 #include "host/labels.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Host post-processing: every output layout (padded and not, FP16 and INT8) de-padded through the
  * layout header, activations, and top-k order. Pad bytes are filled with poison so reading one
  * shows up as a wrong score. */
@@ -13,8 +14,8 @@
 #include <vector>
 
 #include "host/depad.h"
-#include "kernels/numeric.h"
-#include "kernels/tensor_layout.h"
+#include "common/numeric.h"
+#include "common/tensor_layout.h"
 
 namespace {
 

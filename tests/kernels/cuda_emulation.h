@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Just enough of CUDA to run kernels/preprocess.cu's kernel on the CPU, one thread at a time, so
  * CPU-only CI checks the kernel's arithmetic and indexing against the reference (the `unit` test
  * preprocess-emulated). Device memory is host memory here. Not a CUDA model: no concurrency; a
@@ -12,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 #define PREPROCESS_EMULATE 1
 #define __global__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The kernel tests' device side, on the GPU or over the CUDA emulation (PREPROCESS_EMULATE_TEST):
  * a device buffer freed on scope exit, and the FP16 ulp distance the comparisons allow. */
 #pragma once

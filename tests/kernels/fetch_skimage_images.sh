@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # fetch_skimage_images.sh DEST: puts astronaut.png, chelsea.png and coffee.png from Debian's
 # python3-skimage package into DEST (for the oracle test). Downloads the .deb with apt-get (no
 # install, no root needed beyond apt's lists) and extracts only the three photographs. CI calls it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Launches replayed from CUDA graphs (kernels/launch_graphs.h) write what a plain launch writes, byte
  * for byte, for each frame's content at the time: a graph holds the frame's address, not its
  * pixels. A launch becomes a graph the second time it is seen; one never seen twice within the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The oracle's cases: each a dict of the driver's arguments (preprocess_cli.h) plus the photograph
 it runs on. Chosen to reach every branch an independent judge can see: every source format and
 matrix, both ranges and sitings, all three modes with their rounding points, pixel aspect ratio,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Where the oracle's output pixels come from, written from the conventions (preprocess.h) and the
 libraries they follow, with exact rational arithmetic and none of preprocess_plan.cpp's code:
 crop rectangles, letterbox placement, torchvision-style centre crop, and the chroma samples a crop

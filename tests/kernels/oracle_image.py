@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The oracle's expected RGB image (floats in [0, 1], before mean/std), from Pillow and NumPy only.
 
 Judges, none of them our code:

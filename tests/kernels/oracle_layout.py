@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The DLA tensor layouts, written from NVIDIA's format descriptions (TensorRT's TensorFormat
 header comments and "DLA Supported I/O Formats" in the TensorRT developer guide, as summarised in
-docs/dla-formats.md and docs/cudla.md section 5), independently of kernels/tensor_layout.h:
+docs/dla-formats.md and docs/cudla.md section 5), independently of common/tensor_layout.h:
   chw16      FP16 only: [N][ceil(C/16)][H][W][16], channel c in lane c % 16 of group c / 16;
              rows dense (W * 32 bytes), the unused lanes are padding.
   chw32      INT8 only: [N][ceil(C/32)][H][W][32], likewise with 32 lanes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Argument parsing and file I/O of the oracle's driver programs (usage in preprocess_cli.h). */
 #include "preprocess_cli.h"
 

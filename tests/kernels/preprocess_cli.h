@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The oracle's driver programs (preprocess_oracle.py): one job read from KEY=VALUE arguments, a raw
  * frame in, a raw tensor out. Shared by preprocess-ref-cli (the CPU reference) and the kernel's
  * drivers (preprocess_kernel_cli.cpp: the CUDA kernel, and the same source over the CPU emulation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Host frames and tensors for the preprocessing tests: allocation, patterns, element read-back. */
 #pragma once
 
@@ -6,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "kernels/preprocess.h"
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace preprocess_test {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Goldens that pin each convention of the CPU reference (preprocess.h) with hand-computed values:
  * colour matrices and ranges, chroma siting, half-pixel bilinear, antialias weights, letterbox and
  * center-crop geometry, INT8 rounding and saturation, zero padding, batch slots, refusals. */

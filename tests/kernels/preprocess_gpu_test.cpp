@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA kernel against the CPU reference on many combinations: every format, siting, matrix,
  * range, geometry, antialias setting, channel order, layout and type; odd, tiny, 4K and
  * smaller-than-tensor sources; pitched planes; padded tensor rows; ROI batches. Values agree to 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Runs the preprocessing kernel itself (preprocess::launch) on a raw frame for the oracle
  * (preprocess_oracle.py --cli), so the kernel is judged by the independent oracle directly, not
  * only through its agreement with the reference. Arguments in preprocess_cli.h.

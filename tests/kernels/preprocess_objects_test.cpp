@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Objects launches (secondary classification): every object of a frame in one launch, its box read
  * from a device array, written into its batch item of its own tensor. Each object's item must equal
  * the full-frame preprocessing (the CPU reference) of the same crop copied out as a frame of its

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Independent oracle for the preprocessing: Pillow and NumPy (Debian's packages) build the
 expected tensor for real photographs (astronaut, chelsea, coffee from Debian's python3-skimage) and
 a driver program (--cli) must match it. The driver runs the CPU reference (preprocess-ref-cli),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Runs the CPU reference on a raw frame for the oracle (preprocess_oracle.py); arguments in
  * preprocess_cli.h. Exit 0 = tensor written, 1 = the reference refused the job, 2 = bad arguments. */
 #include <cstdio>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """PyTorch column of the preprocessing benchmark (GPU host; torch and torchvision needed):
 1080p NV12 -> 3x224x224 FP16 chw16, planes resized first then converted (the fused kernel's
 order), 64 rotated frames, CUDA events, median per frame, eager and CUDA-graph replay.

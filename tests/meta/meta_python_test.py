@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The meta library from Python (GstDlaInfer-1.0 typelib) and pipelines/dlainfer-example.py.
 
   attach   appsrc ! identity ! appsink, playing: each buffer gets its meta through the typelib

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A second, independent implementation of the DLA tensor formats, for tests only.
  *
  * Written from NVIDIA's format descriptions (docs/dla-formats.md) as C-array subscripts, without
- * kernels/tensor_layout.h, so that a stride, lane or row-padding mistake in that header (which the
+ * common/tensor_layout.h, so that a stride, lane or row-padding mistake in that header (which the
  * kernel, swdla and post-processing all share) shows up as a disagreement with this one. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Checks of the layout header and of real tensor bytes against the independent format oracle
  * (dla_formats.h). Used by swdla (at module load and, with SWDLA_CHECK_LAYOUT=1, on each task's
  * inputs) and by the layout oracle's unit test. Host-only. */
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "dla_formats.h"
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace layout_check {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unit: the install as the README documents it. `DESTDIR=D meson install -C BUILD` once into a
  * directory of the test's own; then, with D standing for / (D's library directory on
  * LD_LIBRARY_PATH for `sudo ldconfig`, D's plugin directory for the one named):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unit: what the demo does on a machine without a CUDA device (one line, non-zero exit), and the
  * pipelines the scripts would launch (DRY_RUN=print). CUDA_VISIBLE_DEVICES=-1 hides any device, so
  * this runs the same on a GPU host. */

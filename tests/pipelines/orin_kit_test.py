@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """orin_kit_test.py dry-run|no-jetson — pipelines/orin-acceptance.sh.
 
 dry-run (gpu suite): DRY_RUN=1 with swdla and the trtexec stand-in must exit 0 and write a report in

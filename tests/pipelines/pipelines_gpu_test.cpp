@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu: the demo, the example application and every pipeline script, short runs on swdla (the Jetson
  * scripts with their stand-ins, DRY_RUN=1), each checked on what it prints. */
 #include <glib/gstdio.h>

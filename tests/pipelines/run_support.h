@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Runs a program or script of pipelines/ and captures what it prints (tests/pipelines). */
 #pragma once
 

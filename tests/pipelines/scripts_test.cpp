@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unit: the shell logic of the pipeline scripts on any machine, with stand-ins for gst-inspect-1.0,
  * gst-launch-1.0 and trtexec written into a directory of each test's own and put first on PATH:
  * lib.sh's check for post-messages, DRY_RUN=print against the command really run, and

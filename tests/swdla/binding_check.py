@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """ABI cross-check of swdla with NVIDIA's own binding (cuda.bindings.cudla, cuda-bindings >= 13.3).
 
 With LD_LIBRARY_PATH pointing at build/tests/swdla, the binding loads swdla's libcudla.so.1. This

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "cpu_executor.h"
 
 #include <cstring>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 namespace swdla {
 

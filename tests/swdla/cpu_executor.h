@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the CPU executor (the reference the CUDA executor is tested against), and the packing of
  * dense FP32 NCHW data to and from a tensor's layout. */
 #pragma once

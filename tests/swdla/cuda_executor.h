@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the CUDA executor: a model's weights on the device and its layers as kernels, enqueued
  * on the task's stream with no host synchronisation. Same arithmetic as the CPU executor.
  * A task's kernels and its status store are captured into a CUDA graph the first time its input,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the cuDLA entry points except cudlaSubmitTask (submit.cpp). Status codes and their
  * reasons: README.md, "Status codes". */
 #include <cstdio>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: cuDLA tensor descriptors filled as a real Orin loadable fills them (as far as the
  * reference knows, section 5.4), or in one of the other plausible readings (README.md). */
 #pragma once

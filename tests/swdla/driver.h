@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the few CUDA driver questions the contracts need (which context is current, what a
  * pointer is), through the runtime's driver entry points so nothing links libcuda.so. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: one output element of each layer, for the CPU executor and the CUDA kernels alike (FP32,
  * no FMA contraction: see meson.build). The CUDA executor sums averages and fully connected layers
  * in parallel (cuda_executor.cu), so those differ from the CPU's serial sums by rounding only. */

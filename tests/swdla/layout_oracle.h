@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla's use of the independent layout oracle (tests/oracle): every model's I/O views checked
  * at load, and (SWDLA_CHECK_LAYOUT=1, read in settings.h) each task's input bytes checked for
  * non-zero padding. */

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "model.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 namespace swdla {
 namespace {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the model held in memory, and its file format (FORMAT.md) read and written.
  *
  * A model is a list of I/O tensors (layout, type, dims, INT8 scale) and a chain of layers from
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 namespace swdla {
 

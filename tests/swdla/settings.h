@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: settings and fault injection from the environment (README.md lists the variables).
  *
  * Values follow the environment at each use, so a test can change them between calls; an "nth"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the text spec the model tool reads (FORMAT.md, "Spec files"), turned into models. */
 #pragma once
 

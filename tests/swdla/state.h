@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the library's state behind the opaque handles, and what every entry point does first.
  * One global lock, as cuDLA takes one (docs/cudla.md 4.4). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: the small kernels that give a task its time and its status, all stream-ordered. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla: cudlaSubmitTask. Every task is checked before any is queued; a handle with
  * SWDLA_QUEUE_LIMIT tasks not yet complete refuses or waits (SWDLA_QUEUE_FULL); then each task
  * runs on the caller's stream after the previous task of its DLA core (one task at a time per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla-tool: writes the test models from a spec, runs a model on the CPU, prints a model.
  *   swdla-tool build SPEC OUTDIR STAMP     every model of SPEC into OUTDIR, then the STAMP file
  *   swdla-tool run MODEL OUTPUT INPUT...   CPU executor: raw input tensors in, raw output tensor out

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """dlainfer-inspect with swdla on a CUDA GPU (gpu suite): the tensors of every usable swdla model as
 the element reads them, and --run on swdla models, the backbone-shaped one (1x64x56x56 ->
 1x2048x7x7, not an image model) included: results against swdla's CPU executor (--expect), one

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """dlainfer-inspect on every kind of file, without a GPU (unit suite).
 
 INSPECT: the program; DLAINFER_TEST_DATA: the swdla models; DLAINFER_CUDLA_LIBRARY: swdla.

@@ -1,4 +1,5 @@
-/* The layout header (kernels/tensor_layout.h) against the independent format oracle written from
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The layout header (common/tensor_layout.h) against the independent format oracle written from
  * NVIDIA's descriptions (tests/oracle/dla_formats.h, docs/dla-formats.md): the oracle first against
  * the published worked sizes and hand-computed offsets, then the header against the oracle for
  * every layout, type and a spread of shapes (odd channel counts, widths off the row alignment). */
@@ -8,7 +9,7 @@
 #include <vector>
 
 #include "dla_formats.h"
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 #include "layout_check.h"
 
 namespace {

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The tensor layouts against hand-computed offsets, strides and sizes (docs/cudla.md section 5). */
 #include <gtest/gtest.h>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 
 using tensor::ElemType;
 using tensor::Layout;

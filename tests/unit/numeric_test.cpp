@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* FP16 round-to-nearest-even and INT8 saturation against known bit patterns. */
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect: what a file is, from its bytes alone (no cuDLA library, no GPU). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect: its command line (the usage text, the options, the exit codes). */
 #pragma once
 

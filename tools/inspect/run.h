@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect --run: the model on every handle asked for, concurrently, and the report. */
 #pragma once
 

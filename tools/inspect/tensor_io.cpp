@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tools/inspect/tensor_io.h"
 
 #include <algorithm>
@@ -6,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 
 namespace inspect {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect: dense float32 NCHW files to and from a tensor's layout, checksums, and the
  * comparison of an output with an expected file. */
 #pragma once
@@ -6,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/tensor_layout.h"
+#include "common/tensor_layout.h"
 #include "tools/inspect/options.h"
 
 namespace inspect {

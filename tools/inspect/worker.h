@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlainfer-inspect: one device handle running the model (its own module, tensors and stream),
  * through the dla layer as the element uses it, timed per task and per submit. */
 #pragma once

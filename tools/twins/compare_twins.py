@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """compare_twins.py SWDLA_TOOL MODELDIR WORKDIR [--runtime ort|numpy|auto]
 
 Builds the ONNX twins of the swdla test models (make_twins.py) into WORKDIR, checks each with

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """make_twins.py MODELDIR OUTDIR [--kit SWDLA_TOOL]
 
 Writes an ONNX twin of every usable swdla test model in MODELDIR (the *.swdla files that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A small NumPy evaluator for the ONNX twins (the ops make_twins.py writes), for machines without
 ONNX Runtime (Debian 12 has no python3-onnxruntime). Each node computes in float32 and rounds its
 result to its input's element type (FP16 in, FP16 out), as a runtime without FP16 arithmetic that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reads swdla model files (tests/swdla/FORMAT.md, version 1) into plain Python objects.
 
 Only the reader: the writer is swdla's own (tests/swdla/model.cpp). Used by make_twins.py to give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla's contracts that need no GPU, through dlopen as the dla loader uses it: every symbol
  * present, identity, version and core count, hybrid only, NvSci refused, unknown handles and
  * modules refused, call-fault injection. No call here may touch CUDA (this runs in CI). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every swdla contract with a GPU: each violation returns the status README.md lists (the message
  * from swdlaLastRefusal() is printed with each failure). */
 #include <gst/cuda/gstcudacontext.h>

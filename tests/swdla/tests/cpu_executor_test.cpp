@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CPU executor against hand-computed tiny networks, the packing of every layout, and the
  * generated models' answers (colours, quadrants, read-out) computed on the CPU. */
 #include "cpu_executor.h"
@@ -9,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "test_support.h"
 
 namespace {

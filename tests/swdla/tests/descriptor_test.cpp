@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Descriptors as swdla fills them: the default ("orin") reading reproduces the real Orin dumps of
  * docs/cudla.md (section 5.4) and the expected chw16 values (5.2); each alternative reading
  * changes exactly what README.md says. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla on the GPU: the CUDA executor equals the CPU executor for every generated model (a task's
  * first run is captured into a graph, the next ones replay it; SWDLA_GRAPHS=0 launches them one by
  * one), more output buffers than it keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The emulated external-device error (README.md, contract 3): swdlaExternalDeviceError() turns 911
  * once the faulty task has completed on its stream, stays so, cudlaGetLastError names the DLA
  * code, and every later call that needs CUDA returns cudlaErrorCuda. Alone in its program: the

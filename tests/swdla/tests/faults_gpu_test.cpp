@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla's fault injection, as the dla layer will meet it: a call fails with a chosen status, a task
  * ends with a DLA error read by cudlaGetLastError, a task hangs until the handle's timeout. (The
  * external-device error poisons the process: external_error_gpu_test.cpp.) */

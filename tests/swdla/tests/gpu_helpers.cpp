@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gpu_helpers.h"
 
 #include <cmath>
@@ -7,7 +8,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "kernels/numeric.h"
+#include "common/numeric.h"
 #include "settings.h"
 #include "test_support.h"
 

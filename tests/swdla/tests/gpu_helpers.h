@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GPU tests of swdla: the nine-step hybrid flow as small RAII pieces over the cuDLA API (linked
  * straight against build/tests/swdla/libcudla.so.1), plus the host-side oracle (CPU executor). */
 #pragma once

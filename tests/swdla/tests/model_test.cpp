@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla model files: every generated model parses with the dims README.md promises, broken ones are
  * refused with a reason, the format round-trips, and the spec reader names bad lines. */
 #include "model.h"

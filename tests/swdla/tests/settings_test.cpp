@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* swdla's environment: status names and numbers, the fault-injection syntax, the nth-call /
  * nth-task counters that restart when a variable changes, the service-time jitter sequence, the
  * per-handle queue limit's decisions, the submit CPU burn, and the cache of what every submit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cuda_fp16.h>
 
 #include "user_kernels.h"

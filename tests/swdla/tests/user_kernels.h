@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Kernels standing for the element's own work around a DLA task (pre- and post-processing). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: engines shared by model-instance-id (issue #23; DL Streamer's inference singleton
  * shape): a process-wide map from an instance id to a shared object held by weak references, so the
  * object lives as long as its last user and a user leaving disturbs no other.
@@ -11,7 +12,7 @@
  * go on. A failed make registers nothing: the next user tries with its own settings.
  *
  * Generic over the shared type, so it is tested with a fake engine; the element shares
- * dla::LoadedModel through it (gst/model.cpp, docs/architecture.md 8). */
+ * dla::LoadedModel through it (gst/open_model.cpp, docs/architecture.md 8). */
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct DefiningSetting {
   bool set = false;
 };
 
-struct Sharer {
+struct SharerSettings {
   std::string name;                      /* the element's name, for messages */
   std::vector<DefiningSetting> settings; /* every model-defining setting, set or not */
   /* What the definer offers the later users for what they leave unset (never compared: each user
@@ -46,7 +47,7 @@ class InstanceRegistry {
   struct State;
 
  public:
-  using Factory = std::function<Status (const Sharer &definer, std::shared_ptr<void> *made)>;
+  using Factory = std::function<Status (const SharerSettings &definer, std::shared_ptr<void> *made)>;
 
   /* A user's place in an instance: given back (the user leaves) when destroyed. */
   struct Leave {
@@ -58,13 +59,13 @@ class InstanceRegistry {
 
   InstanceRegistry ();
   /* Joins `user` to instance `id` (made by `make` when it has no live object), or refuses. */
-  Status join (const std::string &id, const Sharer &user, const Factory &make, std::shared_ptr<void> *object,
+  Status join (const std::string &id, const SharerSettings &user, const Factory &make, std::shared_ptr<void> *object,
                Membership *membership);
   /* The names of the users of `id`, in the order they joined (none: no such instance). */
   std::vector<std::string> users (const std::string &id) const;
   /* Whether `id` has a live object or one being made; *definer (when given) then gets the user who
    * defined it, with its settings and offers. */
-  bool definer (const std::string &id, Sharer *definer = nullptr) const;
+  bool definer (const std::string &id, SharerSettings *definer = nullptr) const;
 
  private:
   std::shared_ptr<State> state_;
@@ -72,12 +73,12 @@ class InstanceRegistry {
 
 /* The differences between the instance's settings (its definer's) and the set ones of `user`, as
  * the refusal names them: "dla-core (dlainfer0: -1, dlainfer1: 0)"; empty when none. */
-std::vector<std::string> differing_settings (const Sharer &definer, const Sharer &user);
+std::vector<std::string> differing_settings (const SharerSettings &definer, const SharerSettings &user);
 
 template <typename T>
-class EngineRegistry {
+class ModelRegistry {
  public:
-  using Factory = std::function<Status (const Sharer &definer, std::shared_ptr<T> *made)>;
+  using Factory = std::function<Status (const SharerSettings &definer, std::shared_ptr<T> *made)>;
 
   /* A user's hold on the shared object: the object, and the user's place among its users. The
    * place goes first, then the object (its destructor runs outside the registry's lock). */
@@ -94,21 +95,21 @@ class EngineRegistry {
     }
 
    private:
-    friend class EngineRegistry;
+    friend class ModelRegistry;
     std::shared_ptr<T> object_;
     InstanceRegistry::Membership membership_;
   };
 
   /* The process's registry of this type: every element of the process shares it. */
-  static EngineRegistry &Process ()
+  static ModelRegistry &Process ()
   {
-    static EngineRegistry registry;
+    static ModelRegistry registry;
     return registry;
   }
 
-  Status join (const std::string &id, const Sharer &user, const Factory &make, Lease *out)
+  Status join (const std::string &id, const SharerSettings &user, const Factory &make, Lease *out)
   {
-    auto erased = [&make] (const Sharer &definer, std::shared_ptr<void> *made) {
+    auto erased = [&make] (const SharerSettings &definer, std::shared_ptr<void> *made) {
       std::shared_ptr<T> typed;
       const Status st = make (definer, &typed);
       *made = std::move (typed);
@@ -124,7 +125,7 @@ class EngineRegistry {
     return st;
   }
   std::vector<std::string> users (const std::string &id) const { return registry_.users (id); }
-  bool definer (const std::string &id, Sharer *definer = nullptr) const
+  bool definer (const std::string &id, SharerSettings *definer = nullptr) const
   {
     return registry_.definer (id, definer);
   }

@@ -1,4 +1,5 @@
-#include "gst/modelinfo_settings.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gst/modelinfo/modelinfo_settings.h"
 
 namespace dlainfer {
 namespace {

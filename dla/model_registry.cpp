@@ -1,4 +1,5 @@
-#include "dla/engine_registry.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "dla/model_registry.h"
 
 #include <condition_variable>
 #include <map>
@@ -8,7 +9,7 @@ namespace dla {
 
 namespace {
 
-const DefiningSetting *find (const Sharer &s, const std::string &name)
+const DefiningSetting *find (const SharerSettings &s, const std::string &name)
 {
   for (const DefiningSetting &d : s.settings)
     if (d.name == name)
@@ -26,7 +27,7 @@ std::string joined (const std::vector<std::string> &parts, const char *separator
 
 }  // namespace
 
-std::vector<std::string> differing_settings (const Sharer &definer, const Sharer &user)
+std::vector<std::string> differing_settings (const SharerSettings &definer, const SharerSettings &user)
 {
   std::vector<std::string> out;
   for (const DefiningSetting &mine : user.settings) {
@@ -45,7 +46,7 @@ std::vector<std::string> differing_settings (const Sharer &definer, const Sharer
 struct InstanceRegistry::State {
   struct Entry {
     std::weak_ptr<void> object;
-    Sharer definer;
+    SharerSettings definer;
     std::map<uint64_t, std::string> users; /* by join order (tokens grow) */
     bool making = false;
   };
@@ -70,7 +71,7 @@ void InstanceRegistry::Leave::operator() (uint64_t user) const noexcept
 
 namespace {
 
-Status refusal (const std::string &id, const Sharer &definer, const Sharer &user,
+Status refusal (const std::string &id, const SharerSettings &definer, const SharerSettings &user,
                 const std::vector<std::string> &differ)
 {
   return Status::Error (Code::kSettings, user.name + " cannot share model-instance-id '" + id + "' with " +
@@ -82,7 +83,7 @@ Status refusal (const std::string &id, const Sharer &definer, const Sharer &user
 
 }  // namespace
 
-Status InstanceRegistry::join (const std::string &id, const Sharer &user, const Factory &make,
+Status InstanceRegistry::join (const std::string &id, const SharerSettings &user, const Factory &make,
                                std::shared_ptr<void> *object, Membership *membership)
 {
   if (id.empty ())
@@ -136,7 +137,7 @@ std::vector<std::string> InstanceRegistry::users (const std::string &id) const
   return out;
 }
 
-bool InstanceRegistry::definer (const std::string &id, Sharer *definer) const
+bool InstanceRegistry::definer (const std::string &id, SharerSettings *definer) const
 {
   std::lock_guard<std::mutex> lock (state_->mutex);
   auto it = state_->entries.find (id);

@@ -1,4 +1,5 @@
-#include "gst/modelinfo.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gst/modelinfo/modelinfo.h"
 
 #include <glib.h>
 

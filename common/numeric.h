@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: FP16 and INT8 conversions shared by the CPU reference, swdla and post-processing.
  * Host code; the CUDA kernels use the intrinsics with the same rounding (__float2half_rn,
  * __float2int_rn), so both sides round to nearest, ties to even. */

@@ -1,4 +1,5 @@
-#include "gst/model_info.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gst/model_description.h"
 
 namespace dlainfer {
 namespace {

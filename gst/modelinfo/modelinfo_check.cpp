@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a .modelinfo against the loadable's tensors (modelinfo.h). */
 #include <algorithm>
 
-#include "gst/modelinfo.h"
+#include "gst/modelinfo/modelinfo.h"
 
 namespace dlainfer {
 namespace {

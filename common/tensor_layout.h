@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the one definition of the DLA tensor layouts, for host and device code.
  *
  * Every layout is addressed with one formula:

@@ -1,8 +1,9 @@
-#include "gst/model.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gst/open_model.h"
 
 #include "dla/primary_context.h"
-#include "gst/model_info.h"
-#include "gst/modelinfo.h"
+#include "gst/model_description.h"
+#include "gst/modelinfo/modelinfo.h"
 #include "host/labels.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
@@ -37,8 +38,8 @@ bool load_labels (const Settings &s, Model *m, Refusal *why)
  * element's alone. */
 dla::Status share_model (GstElement *element, const Settings &s, const dla::EngineConfig &config, Model *m)
 {
-  const dla::Sharer me = sharer_of (GST_ELEMENT_NAME (element), s);
-  auto load = [&] (const dla::Sharer &, std::shared_ptr<dla::LoadedModel> *made) {
+  const dla::SharerSettings me = sharer_of (GST_ELEMENT_NAME (element), s);
+  auto load = [&] (const dla::SharerSettings &, std::shared_ptr<dla::LoadedModel> *made) {
     if (s.model.empty ())
       return dla::Status::Error (dla::Code::kSettings,
                                  "No model for model-instance-id '" + s.model_instance_id + "': " + me.name +
@@ -169,10 +170,10 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
   return true;
 }
 
-dla::Sharer sharer_of (const std::string &element, const Settings &s)
+dla::SharerSettings sharer_of (const std::string &element, const Settings &s)
 {
   auto set = [&s] (const char *name) { return s.user_set.count (name) > 0; };
-  dla::Sharer me;
+  dla::SharerSettings me;
   me.name = element;
   me.settings = {
       {"model", s.model, !s.model.empty ()},
@@ -187,7 +188,7 @@ dla::Sharer sharer_of (const std::string &element, const Settings &s)
 bool instance_defaults (const Settings &user, InstanceDefaults *out)
 {
   *out = InstanceDefaults ();
-  dla::Sharer definer;
+  dla::SharerSettings definer;
   if (user.model_instance_id.empty () || !SharedModels::Process ().definer (user.model_instance_id, &definer))
     return false;
   if (!user.model.empty ())
@@ -213,7 +214,7 @@ GstStructure *model_info (const Settings &s, const Model &m)
   d.description = e.describe ();
   d.dla_core = e.dla_core (); /* a sharer's may come from the first */
   for (int i = 0; i < e.cores (); ++i)
-    d.dla_cores.push_back (e.core_number (i));
+    d.dla_cores.push_back (e.dla_core_at (i));
   d.cuda_device = e.cuda_device ();
   d.classes = m.plan.classes;
   d.labels = int (m.labels.size ());

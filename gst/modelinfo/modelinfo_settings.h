@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the settings a start uses: the properties the user set, then what the model's
  * .modelinfo gives (input ranges as mean/std, our dlainfer-* keys), then the defaults; and where
  * each came from (docs/modelinfo.md). */
@@ -7,7 +8,7 @@
 
 #include <memory>
 
-#include "gst/modelinfo.h"
+#include "gst/modelinfo/modelinfo.h"
 #include "gst/settings.h"
 #include "host/status.h"
 

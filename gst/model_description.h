@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: what the open model is, for the `model-info` property and the INFO log at start:
  * every tensor's name, dims, layout, type, size and raw cuDLA descriptor, and where it runs. */
 #pragma once

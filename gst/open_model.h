@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the model the element runs from start to stop: its engine, what the classifier's
  * checks made of it (host/classifier.h), its labels. Opened in the order a user's mistakes are
  * commonest: settings, labels file, model file and DLA, CUDA context, the model's shape. */
@@ -10,16 +11,16 @@
 #include <vector>
 
 #include "dla/engine.h"
-#include "dla/engine_registry.h"
+#include "dla/model_registry.h"
 #include "gst/cuda_context.h"
-#include "gst/modelinfo_settings.h"
+#include "gst/modelinfo/modelinfo_settings.h"
 #include "gst/settings.h"
 #include "host/classifier.h"
 
 namespace dlainfer {
 
 /* Loaded models shared by model-instance-id, process-wide. */
-using SharedModels = dla::EngineRegistry<dla::LoadedModel>;
+using SharedModels = dla::ModelRegistry<dla::LoadedModel>;
 
 struct Model {
   SharedModels::Lease shared;          /* with model-instance-id: this element's place among the sharers */
@@ -40,7 +41,7 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
 
 /* What `element` brings to model-instance-id `s.model_instance_id`: its name and the model-defining
  * settings (model, dla-core, cuda-device-id, task-timeout), each marked set when the user set it. */
-dla::Sharer sharer_of (const std::string &element, const Settings &s);
+dla::SharerSettings sharer_of (const std::string &element, const Settings &s);
 
 /* Whether `user`'s model-instance-id has an instance (live, or being loaded); *out then gets what a
  * sharer that left `model` unset takes from it: the model, the definer's labels (nothing for one

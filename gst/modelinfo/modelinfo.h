@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: the `.modelinfo` file beside a model (upstream's format 1.0, docs/modelinfo.md),
  * read with GKeyFile on every GStreamer version: the tensors' dims, ids and input ranges, plus our
  * own `dlainfer-*` keys in [modelinfo] that upstream's reader ignores. GLib only. */

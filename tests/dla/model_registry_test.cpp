@@ -1,9 +1,10 @@
-/* Engines shared by model-instance-id (dla/engine_registry.h), with a fake engine, on any machine:
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Engines shared by model-instance-id (dla/model_registry.h), with a fake engine, on any machine:
  * the first user defines the instance and later ones join it; set settings that differ are refused
  * with both users and each setting named; the instance lives as long as its last user; users
  * joining and leaving 100 times disturb no other; concurrent joins make exactly one; the 17th
  * handle on a core is refused with the limit and model-instance-id as the remedy. */
-#include "dla/engine_registry.h"
+#include "dla/model_registry.h"
 
 #include <gtest/gtest.h>
 
@@ -27,20 +28,20 @@ struct FakeEngine {
   dla::CoreHandles::Reservation handle;
 };
 
-using Registry = dla::EngineRegistry<FakeEngine>;
+using Registry = dla::ModelRegistry<FakeEngine>;
 
-dla::Sharer user (const std::string &name, const std::string &model, const std::string &core = "")
+dla::SharerSettings user (const std::string &name, const std::string &model, const std::string &core = "")
 {
   return {name,
           {{"model", model, !model.empty ()}, {"dla-core", core.empty () ? "0" : core, !core.empty ()}}};
 }
 
-class EngineRegistry : public testing::Test {
+class ModelRegistry : public testing::Test {
  protected:
   /* Makes a fake engine from the definer's settings, as the element's factory will make one. */
   Registry::Factory factory ()
   {
-    return [this] (const dla::Sharer &d, std::shared_ptr<FakeEngine> *out) {
+    return [this] (const dla::SharerSettings &d, std::shared_ptr<FakeEngine> *out) {
       if (++making_ > 1)
         ++overlapping_;
       std::this_thread::yield (); /* a longer window for other joins */
@@ -58,7 +59,7 @@ class EngineRegistry : public testing::Test {
       return st;
     };
   }
-  dla::Status join (const std::string &id, const dla::Sharer &u, Registry::Lease *out)
+  dla::Status join (const std::string &id, const dla::SharerSettings &u, Registry::Lease *out)
   {
     return registry_.join (id, u, factory (), out);
   }
@@ -69,7 +70,7 @@ class EngineRegistry : public testing::Test {
   std::atomic<int> made_{0}, making_{0}, overlapping_{0};
 };
 
-TEST_F (EngineRegistry, TheFirstUserDefinesLaterOnesJoin)
+TEST_F (ModelRegistry, TheFirstUserDefinesLaterOnesJoin)
 {
   Registry::Lease a, b, c;
   ASSERT_TRUE (join ("cams", user ("dlainfer0", "m.bin", "1"), &a).ok ());
@@ -84,7 +85,7 @@ TEST_F (EngineRegistry, TheFirstUserDefinesLaterOnesJoin)
   EXPECT_EQ (handles_.held (1), 1) << "one handle for the three";
 }
 
-TEST_F (EngineRegistry, DifferingSettingsAreRefusedNamingBoth)
+TEST_F (ModelRegistry, DifferingSettingsAreRefusedNamingBoth)
 {
   Registry::Lease a, b;
   ASSERT_TRUE (join ("cams", user ("dlainfer0", "m.bin", "-1"), &a).ok ());
@@ -104,7 +105,7 @@ TEST_F (EngineRegistry, DifferingSettingsAreRefusedNamingBoth)
   EXPECT_EQ (registry_.users ("cams"), std::vector<std::string>{"dlainfer0"}) << "the refused did not join";
 }
 
-TEST_F (EngineRegistry, ASettingTheDefinerLeftUnsetIsItsDefault)
+TEST_F (ModelRegistry, ASettingTheDefinerLeftUnsetIsItsDefault)
 {
   Registry::Lease a, b;
   ASSERT_TRUE (join ("cams", user ("dlainfer0", "m.bin"), &a).ok ());
@@ -114,7 +115,7 @@ TEST_F (EngineRegistry, ASettingTheDefinerLeftUnsetIsItsDefault)
   EXPECT_TRUE (join ("cams", user ("dlainfer1", "", "0"), &b).ok ()) << "the default, set: the same";
 }
 
-TEST_F (EngineRegistry, TheInstanceLivesAsLongAsItsLastUser)
+TEST_F (ModelRegistry, TheInstanceLivesAsLongAsItsLastUser)
 {
   Registry::Lease a, b;
   ASSERT_TRUE (join ("cams", user ("dlainfer0", "m.bin"), &a).ok ());
@@ -137,11 +138,11 @@ TEST_F (EngineRegistry, TheInstanceLivesAsLongAsItsLastUser)
 
 /* A later user that left `model` unset asks, at start, whether its instance is there yet (else it
  * opens at its first frame: gst/model.h) and what the definer offers it. */
-TEST_F (EngineRegistry, TheDefinerIsKnownWhileTheInstanceLives)
+TEST_F (ModelRegistry, TheDefinerIsKnownWhileTheInstanceLives)
 {
-  dla::Sharer d;
+  dla::SharerSettings d;
   EXPECT_FALSE (registry_.definer ("cams", &d)) << "nothing defined yet";
-  dla::Sharer first = user ("dlainfer0", "m.bin", "1");
+  dla::SharerSettings first = user ("dlainfer0", "m.bin", "1");
   first.offers = {{"labels", "colours.txt", true}};
   Registry::Lease a, b;
   ASSERT_TRUE (join ("cams", first, &a).ok ());
@@ -159,7 +160,7 @@ TEST_F (EngineRegistry, TheDefinerIsKnownWhileTheInstanceLives)
   EXPECT_FALSE (registry_.definer ("cams")) << "gone with its last user";
 }
 
-TEST_F (EngineRegistry, AFailedMakeRegistersNothing)
+TEST_F (ModelRegistry, AFailedMakeRegistersNothing)
 {
   Registry::Lease a;
   const dla::Status st = join ("cams", user ("dlainfer0", ""), &a);
@@ -171,7 +172,7 @@ TEST_F (EngineRegistry, AFailedMakeRegistersNothing)
 }
 
 /* Four threads join and leave 100 times each while two users hold the instance: they keep it. */
-TEST_F (EngineRegistry, JoinAndLeave100TimesWhileOthersRun)
+TEST_F (ModelRegistry, JoinAndLeave100TimesWhileOthersRun)
 {
   Registry::Lease a, b;
   ASSERT_TRUE (join ("cams", user ("dlainfer0", "m.bin"), &a).ok ());
@@ -197,7 +198,7 @@ TEST_F (EngineRegistry, JoinAndLeave100TimesWhileOthersRun)
 }
 
 /* Eight threads join one new id at once: one instance is made, all share it. */
-TEST_F (EngineRegistry, ConcurrentJoinsMakeExactlyOne)
+TEST_F (ModelRegistry, ConcurrentJoinsMakeExactlyOne)
 {
   for (int round = 0; round < 20; ++round) {
     std::vector<Registry::Lease> leases (8);
@@ -223,7 +224,7 @@ TEST_F (EngineRegistry, ConcurrentJoinsMakeExactlyOne)
 
 /* 16 instances on one core work; a 17th is refused with the limit and the remedy, while a 17th
  * element joining an existing instance needs no handle. */
-TEST_F (EngineRegistry, TheSeventeenthHandleOnACoreIsRefused)
+TEST_F (ModelRegistry, TheSeventeenthHandleOnACoreIsRefused)
 {
   std::vector<Registry::Lease> leases (16);
   for (int i = 0; i < 16; ++i)
