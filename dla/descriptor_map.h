@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/tensor_layout.h"
 #include "dla/abi/cudla_abi.h"
 #include "dla/status.h"
 #include "host/tensor_desc.h"
-#include "common/tensor_layout.h"
 
 namespace dla {
 

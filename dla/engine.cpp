@@ -21,6 +21,16 @@ struct CoreSlots {
   std::vector<std::unique_ptr<TaskSlot>> slots;
 };
 
+/* Everything of one engine-wide slot: its core's queue, its ring and task slot, where it lives. */
+struct Engine::SlotRef {
+  CoreQueue *queue = nullptr; /* null: no such slot */
+  SlotRing *ring = nullptr;
+  TaskSlot *task = nullptr;
+  int core_index = -1, local = -1;
+  explicit operator bool () const { return task != nullptr; }
+  SlotRing::State state () const { return ring->state (local); }
+};
+
 struct Engine::Impl {
   std::vector<CoreSlots> cores; /* index i: the model's core i */
   WakeOffset await_offset;      /* await_end ()'s alarm: the producer's own */
@@ -139,7 +149,8 @@ int Engine::dla_core_at (int index) const
 
 int Engine::core_of (int slot) const
 {
-  return dla_core_at (place_of (slot, cores (), slots_per_core ()).core_index);
+  const SlotRef r = locate (slot);
+  return r ? r.queue->dla_core () : -1;
 }
 
 CoreCounters Engine::core_counters (int index) const
@@ -200,6 +211,7 @@ Status Engine::on_cuda_error (const CoreQueue &q, int err, const char *what)
 
 Status Engine::acquire (Task *task)
 {
+  task->give_back (); /* before the lock: a handle still holding a task gives it back under it */
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
@@ -226,89 +238,70 @@ Status Engine::acquire (Task *task)
   s.ended_early = false;
   s.early_whole_ms = -1.f;
   s.wait.started ();
-  *task = Task{engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed};
+  *task = Task (this, engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed);
   return Status::Ok ();
 }
 
-void Engine::release (const Task &task)
-{
-  give_back (task, false);
-}
-
-void Engine::abandon (const Task &task)
-{
-  give_back (task, true);
-}
-
-void Engine::give_back (const Task &task, bool abandon)
+void Engine::give_back (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-  if (at.core_index < 0)
+  const SlotRef r = locate (slot);
+  if (!r)
     return;
-  SlotRing &ring = impl_->cores[size_t (at.core_index)].ring;
-  TaskSlot &s = *impl_->cores[size_t (at.core_index)].slots[size_t (at.local)];
-  switch (ring.state (at.local)) {
+  switch (r.state ()) {
     case SlotRing::State::kAcquired: /* picked and never run */
-      ring.release (at.local);
-      model_->scheduler ().dropped (at.core_index);
+      r.ring->release (r.local);
+      model_->scheduler ().dropped (r.core_index);
       break;
     case SlotRing::State::kEnded: /* it left the scheduler's count when it ended */
-      s.ended_early = false;
-      ring.release (at.local);
+      r.task->ended_early = false;
+      r.ring->release (r.local);
       break;
-    case SlotRing::State::kSubmitted: /* the DLA may still run it */
-      if (abandon && !s.abandoned) {
-        s.abandoned = true;
+    case SlotRing::State::kSubmitted: /* the DLA may still run it: freed when it ends */
+      if (!r.task->abandoned) {
+        r.task->abandoned = true;
         ++abandoned_;
       }
       break;
-    case SlotRing::State::kFree: /* given back already: a refused submit */
+    case SlotRing::State::kFree: /* a refused submit freed it */
       break;
   }
 }
 
-TaskSlot *Engine::slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core,
-                            int *local, SlotRing **ring)
+Engine::SlotRef Engine::locate (int slot) const
+{
+  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
+  if (at.core_index < 0)
+    return SlotRef ();
+  CoreSlots &c = impl_->cores[size_t (at.core_index)];
+  return SlotRef{&model_->core (at.core_index), &c.ring, c.slots[size_t (at.local)].get (), at.core_index,
+                 at.local};
+}
+
+Engine::SlotRef Engine::checked (int slot, Status (SlotRing::*check) (int) const, Status *st) const
 {
   if (process_poisoned ()) {
     *st = fatal_status ();
-    return nullptr;
+    return SlotRef ();
   }
-  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  if (at.core_index < 0) {
+  const SlotRef r = locate (slot);
+  if (!r) {
     *st = Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " does not exist (" +
                                              std::to_string (num_slots ()) + " slots)");
-    return nullptr;
+    return SlotRef ();
   }
-  CoreSlots &c = impl_->cores[size_t (at.core_index)];
-  if (!(*st = (c.ring.*check) (at.local)).ok ())
-    return nullptr;
-  if (core)
-    *core = &model_->core (at.core_index);
-  if (local)
-    *local = at.local;
-  if (ring)
-    *ring = &c.ring;
-  return c.slots[size_t (at.local)].get ();
+  return (*st = (r.ring->*check) (r.local)).ok () ? r : SlotRef ();
 }
 
-TaskSlot *Engine::slot_at (int slot) const
-{
-  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  return at.core_index < 0 ? nullptr : impl_->cores[size_t (at.core_index)].slots[size_t (at.local)].get ();
-}
-
-Status Engine::submit (const Task &task, void *input_ready)
+Status Engine::submit (int slot, void *input_ready)
 {
   Status st;
   std::unique_lock<std::mutex> lock (mutex_);
-  CoreQueue *q = nullptr;
-  SlotRing *ring = nullptr;
-  int local = -1;
-  TaskSlot *s = slot_for (task.slot, &SlotRing::check_submit, &st, &q, &local, &ring);
-  if (!s)
+  const SlotRef r = checked (slot, &SlotRing::check_submit, &st);
+  if (!r)
     return st;
+  CoreQueue *q = r.queue;
+  TaskSlot *s = r.task;
   ScopedContext scope (primary_context ());
   void *stream = q->stream ();
   int err = cudaSuccess;
@@ -317,19 +310,19 @@ Status Engine::submit (const Task &task, void *input_ready)
       s->queue (q->device (), stream, input_ready, after_.queue ? &after_ : nullptr, &err, &after_failed);
   if (cs != cudlaSuccess) {
     /* Never queued: free again. */
-    ring->release (local);
-    model_->scheduler ().dropped (place_of (task.slot, cores (), slots_per_core ()).core_index);
+    r.ring->release (r.local);
+    model_->scheduler ().dropped (r.core_index);
     wait_unlocked (lock, s->fence (stream), stream);
     if (model_->library ().emulated_external_error () != 0)
       return on_cuda_error (*q, model_->library ().emulated_external_error (), "cudlaSubmitTask");
     return Status::Error (Code::kRuntime, cudla_call_failed ("cudlaSubmitTask", cs) +
                                               model_->library ().refusal_detail () + " (DLA core " +
                                               std::to_string (q->dla_core ()) + ", slot " +
-                                              std::to_string (task.slot) + ")");
+                                              std::to_string (slot) + ")");
   }
   /* Queued whatever happens next: wait () must still wait for it. Behind the tasks already queued
    * on its core: its alarm counts from their expected end. */
-  ring->submitted (local);
+  r.ring->submitted (r.local);
   s->wait.queued (q->clock.submitted (std::chrono::steady_clock::now (), s->wait.expected ()));
   s->timings.queued_ahead = q->clock.queued () - 1;
   if (err != cudaSuccess) {
@@ -355,21 +348,19 @@ void Engine::wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, voi
   lock.lock ();
 }
 
-Status Engine::wait (const Task &task, Deadline deadline)
+Status Engine::wait (int slot, Deadline deadline)
 {
   Status st;
-  TaskSlot *s = nullptr;
-  CoreQueue *q = nullptr;
-  SlotRing *ring = nullptr;
-  int local = -1;
+  SlotRef r;
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    TaskSlot *early = slot_at (task.slot);
-    if (early && early->ended_early)
-      return collect_early (*early);
-    if (!(s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local, &ring)))
+    const SlotRef early = locate (slot);
+    if (early && early.task->ended_early)
+      return collect_early (*early.task);
+    if (!(r = checked (slot, &SlotRing::check_in_flight, &st)))
       return st;
   }
+  TaskSlot *s = r.task;
   ScopedContext scope (primary_context ());
   /* The sync seam: the thread sleeps while the DLA works (completion_wait.h), without the mutex. */
   const int err = s->wait.wait (s->end_event (), deadline);
@@ -377,11 +368,10 @@ Status Engine::wait (const Task &task, Deadline deadline)
   if (s->ended_early) /* the producer saw the end first (await_end), maybe just after our deadline */
     return collect_early (*s);
   if (err == cudaErrorNotReady)
-    return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
-                                              " (DLA core " + std::to_string (q->dla_core ()) +
+    return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (slot) + " (DLA core " +
+                                              std::to_string (r.queue->dla_core ()) +
                                               ") had not finished by the caller's deadline");
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core_index, local, err,
-                 s->wait.ended_at (), true);
+  return finish (r, err, s->wait.ended_at (), true);
 }
 
 Status Engine::collect_early (TaskSlot &s)
@@ -393,33 +383,29 @@ Status Engine::collect_early (TaskSlot &s)
   return s.early_status;
 }
 
-Status Engine::poll (const Task &task, bool *done)
+Status Engine::poll (int slot, bool *done)
 {
   *done = false;
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
-  TaskSlot *early = slot_at (task.slot);
-  if (early && early->ended_early) {
+  const SlotRef early = locate (slot);
+  if (early && early.task->ended_early) {
     *done = true;
-    return collect_early (*early);
+    return collect_early (*early.task);
   }
-  CoreQueue *q = nullptr;
-  SlotRing *ring = nullptr;
-  int local = -1;
-  TaskSlot *s = slot_for (task.slot, &SlotRing::check_in_flight, &st, &q, &local, &ring);
-  if (!s)
+  const SlotRef r = checked (slot, &SlotRing::check_in_flight, &st);
+  if (!r)
     return st;
   ScopedContext scope (primary_context ());
-  const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s->end_event ()));
+  const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (r.task->end_event ()));
   if (err == cudaErrorNotReady)
     return Status::Ok ();
   *done = true;
-  s->wait.ended ();
-  return finish (*q, *ring, place_of (task.slot, cores (), slots_per_core ()).core_index, local, err,
-                 s->wait.ended_at (), true);
+  r.task->wait.ended ();
+  return finish (r, err, r.task->wait.ended_at (), true);
 }
 
-Status Engine::await_end (const Task &task, Deadline deadline)
+Status Engine::await_end (int slot, Deadline deadline)
 {
   if (process_poisoned ())
     return fatal_status ();
@@ -427,80 +413,73 @@ Status Engine::await_end (const Task &task, Deadline deadline)
   std::chrono::steady_clock::time_point end;
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-    if (at.core_index < 0 || impl_->cores[size_t (at.core_index)].ring.state (at.local) != SlotRing::State::kSubmitted)
+    const SlotRef r = locate (slot);
+    if (!r || r.state () != SlotRing::State::kSubmitted)
       return Status::Ok (); /* its consumer saw it end */
-    const TaskSlot &s = *impl_->cores[size_t (at.core_index)].slots[size_t (at.local)];
-    event = s.end_event ();
-    end = s.wait.wake_end ();
+    event = r.task->end_event ();
+    end = r.task->wait.wake_end ();
   }
   /* Its end event is recorded again only by the next submit on the slot: the caller's own. */
   ScopedContext scope (primary_context ());
   TimerSlackScope slack; /* the caller's thread may be one GStreamer pools */
   const int err = wait_for_event (event, end, deadline, &impl_->await_offset);
   if (err == cudaErrorNotReady)
-    return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (task.slot) +
+    return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (slot) +
                                               " had not finished by the caller's deadline");
   const auto seen = std::chrono::steady_clock::now ();
   /* Ended here, unless the consumer did meanwhile: its status is read before our next submit. */
   std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (task.slot, cores (), slots_per_core ());
-  CoreSlots &c = impl_->cores[size_t (at.core_index)];
-  if (c.ring.state (at.local) != SlotRing::State::kSubmitted)
+  const SlotRef r = locate (slot);
+  if (!r || r.state () != SlotRing::State::kSubmitted)
     return Status::Ok ();
-  TaskSlot &s = *c.slots[size_t (at.local)];
-  s.early_status = finish (model_->core (at.core_index), c.ring, at.core_index, at.local, err, seen, false);
-  s.ended_early = c.ring.state (at.local) == SlotRing::State::kEnded; /* not if abandoned: freed */
+  r.task->early_status = finish (r, err, seen, false);
+  r.task->ended_early = r.state () == SlotRing::State::kEnded; /* not if given back: freed */
   return Status::Ok ();
 }
 
 void Engine::reap_abandoned ()
 {
   ScopedContext scope (primary_context ());
-  for (size_t ci = 0; ci < impl_->cores.size (); ++ci) {
-    CoreSlots &c = impl_->cores[ci];
-    for (int i = 0; i < c.ring.size (); ++i) {
-      TaskSlot &s = *c.slots[size_t (i)];
-      if (!s.abandoned || c.ring.state (i) != SlotRing::State::kSubmitted)
-        continue;
-      const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (s.end_event ()));
-      if (err != cudaErrorNotReady) /* its status goes nowhere: nobody reads the task */
-        finish (model_->core (int (ci)), c.ring, int (ci), i, err, std::chrono::steady_clock::now (), false);
-    }
+  for (int slot = 0; slot < num_slots (); ++slot) {
+    const SlotRef r = locate (slot);
+    if (!r.task->abandoned || r.state () != SlotRing::State::kSubmitted)
+      continue;
+    const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (r.task->end_event ()));
+    if (err != cudaErrorNotReady) /* its status goes nowhere: nobody reads the task */
+      finish (r, err, std::chrono::steady_clock::now (), false);
   }
 }
 
 int Engine::tasks_ahead (int slot) const
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   return s ? s->timings.queued_ahead : -1;
 }
 
 bool Engine::in_flight (int slot)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  const SlotPlace at = place_of (slot, cores (), slots_per_core ());
-  if (at.core_index < 0)
-    return false;
+  const SlotRef r = locate (slot);
   /* Ended by await_end and not yet collected: still the consumer's to wait for. */
-  return impl_->cores[size_t (at.core_index)].ring.check_in_flight (at.local).ok () ||
-         impl_->cores[size_t (at.core_index)].slots[size_t (at.local)]->ended_early;
+  return r && (r.state () == SlotRing::State::kSubmitted || r.task->ended_early);
 }
 
-/* The task's end was seen (or CUDA failed): the slot waits for the caller's release (an abandoned
- * task's is free at once); what did the DLA say? The tasks still queued on its core began when it
- * ended: they end one expected duration after another. The scheduler learns the core's duration:
- * the DLA time of a timed task, else the learnt one (busy time is measured on one task in
- * kTimingPeriod, estimated on the others); not from the core's first task. */
-Status Engine::finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err,
-                       std::chrono::steady_clock::time_point seen_end, bool consumer)
+/* The task's end was seen (or CUDA failed): the slot waits for its handle to give it back (one
+ * given back in flight is free at once); what did the DLA say? The tasks still queued on its core began when
+ * it ended: they end one expected duration after another. The scheduler learns the core's duration: the DLA
+ * time of a timed task, else the learnt one (busy time is measured on one task in kTimingPeriod, estimated on
+ * the others); not from the core's first task. */
+Status Engine::finish (const SlotRef &r, int cuda_err, std::chrono::steady_clock::time_point seen_end,
+                       bool consumer)
 {
-  ring.ended (local);
-  TaskSlot &s = *impl_->cores[size_t (core_index)].slots[size_t (local)];
+  CoreQueue &q = *r.queue;
+  const int core_index = r.core_index;
+  TaskSlot &s = *r.task;
+  r.ring->ended (r.local);
   if (s.abandoned) { /* nobody reads it: free at once */
     s.abandoned = false;
     --abandoned_;
-    ring.release (local);
+    r.ring->release (r.local);
   }
   CoreScheduler &scheduler = model_->scheduler ();
   q.clock.ended (seen_end, s.wait.expected ());
@@ -554,19 +533,19 @@ Status Engine::task_status (const CoreQueue &q)
 
 void *Engine::input_ptr (int slot, int index) const
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   return s && index >= 0 ? s->input_ptr (size_t (index)) : nullptr;
 }
 
 const void *Engine::output_ptr (int slot, int index) const
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   return s && index >= 0 ? s->output_ptr (size_t (index)) : nullptr;
 }
 
 const void *Engine::host_output (int slot, int index) const
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   return s && index >= 0 ? s->host_output (size_t (index)) : nullptr;
 }
 
@@ -588,7 +567,7 @@ Status Engine::read_input (int slot, int index, void *host, size_t bytes)
 
 Status Engine::read_output (int slot, int index, void *host, size_t bytes)
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   const bool fits = s && index >= 0 && index < int (outputs_.size ()) &&
                     bytes == size_t (outputs_[size_t (index)].view.size);
   if (!fits)
@@ -603,7 +582,7 @@ Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes,
 {
   /* Called from the consumer's thread: the context and the stream's lock are its own to take. */
   ScopedContext scope (primary_context ());
-  CoreQueue &q = model_->core (place_of (slot, cores (), slots_per_core ()).core_index);
+  CoreQueue &q = *locate (slot).queue;
   auto *stream = static_cast<cudaStream_t> (q.stream ());
   int err;
   {
@@ -620,7 +599,7 @@ Status Engine::read_tensor (int slot, const void *src, void *host, size_t bytes,
 
 SlotTimings Engine::timings (int slot) const
 {
-  const TaskSlot *s = slot_at (slot);
+  const TaskSlot *s = locate (slot).task;
   return s ? s->timings : SlotTimings ();
 }
 

@@ -3,35 +3,28 @@
  * handle, the module and its own CUDA stream (dla/loaded_model.h, which several engines may share:
  * model-instance-id), and this engine's own ring of task slots per core, made once at open
  * (dla/task_slot.h), so nothing is allocated, registered or created per task: its tasks in flight
- * shared out over the cores (a sharer's memory is its frames in flight, issue #23).
+ * shared out over the cores (a sharer's memory is its frames in flight).
  * On several cores each task goes to the core where it is expected to end first
- * (dla/core_scheduler.h); the caller still sees slots only, and waits for them in its own order.
+ * (dla/core_scheduler.h); the caller waits for its tasks in its own order.
  *
- * One task, as one object the engine owns from start to end (the caller hands it an event and gets
- * the outputs back, as Holoscan's do_inference (..., cudaEvent_t in, cudaEvent_t *out)):
- *   acquire (&task)              a free slot: task.input is its input tensor's CUDA pointer
- *   <the caller writes task.input on its own stream, records an event after the write>
- *   submit (task, input_ready)   the engine's stream waits for the event, cudlaSubmitTask, copies
- *                                the outputs to pinned memory, records the task's end
- *   wait (task, deadline)        the host waits (or poll (task, &done) checks without waiting)
- *   host_output (task.slot, i)   the outputs
- *   release (task)               the caller has read them: the slot may take another task
- * Nobody launches work on the engine's stream but the engine. A slot acquired but not submitted
- * (its input could not be written) goes back with release () too. Several slots may be in flight.
- * After a DLA fault (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
+ * acquire () hands out a task as a move-only handle (dla/task.h) that submits, waits and reads the
+ * task and gives its slot back when dropped; the caller hands the task an event and gets the outputs
+ * back, as Holoscan's do_inference (..., cudaEvent_t in, cudaEvent_t *out). Nobody launches work on
+ * the engine's stream but the engine. Several tasks may be in flight. After a DLA fault
+ * (cudaErrorExternalDevice, dla/fatal.h) every engine refuses any further work.
  *
  * Threads: one thread may acquire, write and submit (a producer) while another waits for and reads
  * the tasks in flight (a consumer); engines sharing a model run on their own threads. The model's
- * mutex guards the cores' slot rings and streams
- * and every cuDLA call (cudlaSubmitTask, cudlaGetLastError); it is never held across the blocking
- * wait. A slot's own data is owned by one thread at a time, handed over through the ring: the
- * producer's from acquire to submit (or release), the consumer's from submit until its release,
- * after the wait or poll that ended the task and its reading of host_output () and timings ()
- * (slot_ring.h). Open, describe and the destructor: one thread, nothing in
- * flight elsewhere. The DLA's error state is per device, so with several tasks in flight a failure
- * cudlaGetLastError reports is the first task seen ending after it, not necessarily its own; and
- * where (as swdla does) each task overwrites that state, a failed task followed by one that ends
- * before the host reads it goes unreported (its outputs are read as if it had run). */
+ * mutex guards the cores' slot rings and streams and every cuDLA call (cudlaSubmitTask,
+ * cudlaGetLastError); it is never held across the blocking wait. A slot's own data is owned by one
+ * thread at a time, handed over through the ring: the producer's from acquire to submit (or give
+ * back), the consumer's from submit until it gives the task back, after the wait or poll that
+ * ended the task and its reading of the outputs and timings (slot_ring.h). Open, describe and the
+ * destructor: one thread, nothing in flight elsewhere; every task handle is gone before the engine.
+ * The DLA's error state is per device, so with several tasks in flight a failure cudlaGetLastError
+ * reports is the first task seen ending after it, not necessarily its own; and where (as swdla
+ * does) each task overwrites that state, a failed task followed by one that ends before the host
+ * reads it goes unreported (its outputs are read as if it had run). */
 #pragma once
 
 #include <chrono>
@@ -48,16 +41,10 @@
 #include "dla/loader.h"
 #include "dla/slot_ring.h"
 #include "dla/status.h"
+#include "dla/task.h"
 #include "dla/task_slot.h"
 
 namespace dla {
-
-/* One task as the engine hands it out. */
-struct Task {
-  int slot = -1;
-  void *input = nullptr; /* CUDA pointer of the slot's (first) input tensor: what the caller writes */
-  bool timed = false;    /* the engine times this task's stages; a caller times its own on the same tasks */
-};
 
 /* A timed task records four events that keep a timestamp, several times the CPU cost of the one
  * plain event the other tasks record, so one task in kTimingPeriod is timed. */
@@ -71,9 +58,6 @@ constexpr bool timed_task (uint64_t n)
 }
 
 constexpr int kMaxSlots = 64;
-
-using Deadline = std::chrono::steady_clock::time_point;
-constexpr Deadline kNoDeadline = Deadline::max ();
 
 class Engine {
  public:
@@ -119,34 +103,19 @@ class Engine {
   const std::string &library_path () const;
   bool failed () const; /* the process is poisoned (dla/fatal.h) */
 
+  /* A free slot as a task handle (dla/task.h); kRuntime when every slot is taken. */
   Status acquire (Task *task);
-  /* The slot back to the engine: one acquired whose task will not be submitted, or one whose task
-   * ended (wait or poll) and whose outputs the caller has read. No-op for a task in flight. */
-  void release (const Task &task);
-  /* `input_ready`: a cudaEvent_t recorded after the work that writes the input, on any stream of the
-   * primary context; nullptr when the input is already written. */
-  Status submit (const Task &task, void *input_ready);
-  /* Until the outputs are in host memory, or `deadline` (kTimeout then; the task stays in flight:
-   * wait again or poll). Reports the DLA's status of the task (cudlaGetLastError). */
-  Status wait (const Task &task, Deadline deadline = kNoDeadline);
-  /* Without blocking: *done tells whether the task ended; when it did, the status is wait ()'s. */
-  Status poll (const Task &task, bool *done);
-  /* Until the task's end event completed, or `deadline` (kTimeout): for the producer, while the
-   * consumer waits for the same task with wait () (EngineConfig::spare_slot). Whichever sees the end
-   * first ends the task and reads the DLA's status of it, before the producer submits another (the
-   * error state is per device); the consumer's wait or poll then returns that status. Ok at once
-   * for a task already ended. */
-  Status await_end (const Task &task, Deadline deadline);
-  /* Nobody will read the task's outputs (a dropped frame, a failed wave, a submit that failed after
-   * queueing): its slot goes back as soon as the task ended, without a wait (one that ended
-   * already: now; one in flight: when a wait, poll or await_end sees it end, or when an acquire
-   * finds it ended). The caller forgets the task. */
-  void abandon (const Task &task);
+  /* The producer's wait for the end of a task whose handle its consumer holds (EngineConfig::
+   * spare_slot): until the task on `slot` ended, or `deadline` (kTimeout). Whichever thread sees the
+   * end first ends the task and reads the DLA's status of it, before the producer submits another
+   * (the error state is per device); the consumer's wait or poll then returns that status. Ok at
+   * once for a slot with no task in flight. */
+  Status await_end (int slot, Deadline deadline);
   /* Tasks queued before the task on its core when it was submitted, every sharer's (each may take a
    * task-timeout): for the caller's deadline. Read by the task's consumer after the submit. */
   int tasks_ahead (int slot) const;
   /* Whether `slot` has a task submitted and not yet collected by wait () or poll () (a task that
-   * await_end saw ending stays in flight until then). */
+   * await_end saw ending stays in flight until then). Task::in_flight () for a slot. */
   bool in_flight (int slot);
 
   /* Work added to every task from now on (raw output tensors, task_slot.h): set before the first
@@ -172,7 +141,16 @@ class Engine {
   std::string describe () const;
 
  private:
+  friend class Task;
   struct Impl;
+  /* The task handle's calls (task.h), by slot. */
+  Status submit (int slot, void *input_ready);
+  Status wait (int slot, Deadline deadline);
+  Status poll (int slot, bool *done);
+  /* The handle is done with its task: the slot is free now (acquired only, or ended), or once its
+   * task ends (in flight: nobody reads its outputs; the next wait, poll, await_end or acquire that
+   * sees it end frees it). */
+  void give_back (int slot);
   explicit Engine (std::shared_ptr<LoadedModel> model);
   /* The tasks in flight (and the spare) shared out over the cores. */
   int slots_per_core () const
@@ -182,21 +160,20 @@ class Engine {
   Status make_slots ();
   Status fatal_status () const;
   static void wait_unlocked (std::unique_lock<std::mutex> &lock, void *fence, void *stream);
-  /* The slot a call names, its core and the slot there, once the process is healthy and the slot's
-   * state allows the call; nullptr (and *st) otherwise. mutex_ held. */
-  TaskSlot *slot_for (int slot, Status (SlotRing::*check) (int) const, Status *st, CoreQueue **core = nullptr,
-                      int *local = nullptr, SlotRing **ring = nullptr);
-  TaskSlot *slot_at (int slot) const; /* nullptr for a bad slot */
+  struct SlotRef;
+  /* The one lookup of a slot number: empty for a number outside the engine. */
+  SlotRef locate (int slot) const;
+  /* locate (), once the process is healthy and `check` allows the call on the slot's state; empty
+   * (and *st) otherwise. mutex_ held. */
+  SlotRef checked (int slot, Status (SlotRing::*check) (int) const, Status *st) const;
   Status on_cuda_error (const CoreQueue &q, int err, const char *what);
   /* `seen_end`: when the end was seen; `consumer`: called by the task's consumer (else its wait
    * learns the task's duration when it collects the status). */
-  Status finish (CoreQueue &q, SlotRing &ring, int core_index, int local, int cuda_err,
-                 std::chrono::steady_clock::time_point seen_end, bool consumer);
+  Status finish (const SlotRef &r, int cuda_err, std::chrono::steady_clock::time_point seen_end,
+                 bool consumer);
   /* The consumer takes the status of a task await_end () ended. mutex_ held. */
   static Status collect_early (TaskSlot &s);
   Status task_status (const CoreQueue &q);
-  /* release () and abandon (): `abandon` marks a task in flight to be freed when it ends. */
-  void give_back (const Task &task, bool abandon);
   /* Abandoned tasks that ended are finished and their slots freed. mutex_ held. */
   void reap_abandoned ();
   Status read_tensor (int slot, const void *src, void *host, size_t bytes, const char *what);

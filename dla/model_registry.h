@@ -59,8 +59,8 @@ class InstanceRegistry {
 
   InstanceRegistry ();
   /* Joins `user` to instance `id` (made by `make` when it has no live object), or refuses. */
-  Status join (const std::string &id, const SharerSettings &user, const Factory &make, std::shared_ptr<void> *object,
-               Membership *membership);
+  Status join (const std::string &id, const SharerSettings &user, const Factory &make,
+               std::shared_ptr<void> *object, Membership *membership);
   /* The names of the users of `id`, in the order they joined (none: no such instance). */
   std::vector<std::string> users (const std::string &id) const;
   /* Whether `id` has a live object or one being made; *definer (when given) then gets the user who

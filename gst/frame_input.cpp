@@ -113,7 +113,7 @@ dla::Status FrameInput::write (GstElement *element, CudaContext &cuda, GstBuffer
   pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)};
   pre.par_n = GST_VIDEO_INFO_PAR_N (info);
   pre.par_d = GST_VIDEO_INFO_PAR_D (info);
-  const dla::Status st = map (element, cuda, buf, task.slot, frame);
+  const dla::Status st = map (element, cuda, buf, task.slot (), frame);
   if (!st.ok ())
     return st;
   return launch (task, input, pre, ready);
@@ -135,11 +135,11 @@ dla::Status FrameInput::write_objects (GstElement *element, CudaContext &cuda, G
 {
   pre.par_n = GST_VIDEO_INFO_PAR_N (&info_);
   pre.par_d = GST_VIDEO_INFO_PAR_D (&info_);
-  dla::Status st = map (element, cuda, buf, first.slot, frame);
+  dla::Status st = map (element, cuda, buf, first.slot (), frame);
   if (!st.ok ())
     return st;
   std::string why;
-  Staging &entries = impl_->slots[size_t (first.slot)].entries;
+  Staging &entries = impl_->slots[size_t (first.slot ())].entries;
   const size_t bytes = size_t (preprocess::object_slots (n)) * preprocess::object_entry_bytes ();
   preprocess::Status pst =
       bytes <= entries.capacity ()
@@ -219,7 +219,7 @@ dla::Status FrameInput::launch (const dla::Task &task, const tensor::View &input
 {
   std::string why;
   const preprocess::Status pst =
-      preprocess::plan_launch (impl_->view, input, task.input, pre, nullptr, 0, &impl_->launch, &why);
+      preprocess::plan_launch (impl_->view, input, task.input (), pre, nullptr, 0, &impl_->launch, &why);
   if (pst != preprocess::Status::kOk)
     return dla::Status::Error (dla::Code::kRuntime, std::string ("The preprocessing kernel cannot run: ") +
                                                         preprocess::status_name (pst) + ": " + why);
@@ -231,23 +231,23 @@ dla::Status FrameInput::start_launch (const preprocess::KernelLaunch &k, const d
   /* Before the start event: making a graph must not count as the frame's preprocessing time. */
   const size_t entry = impl_->graphs->prepare (k);
   impl_->graphed = impl_->graphs->graphed (entry);
-  InputSlot &s = impl_->slots[size_t (task.slot)];
+  InputSlot &s = impl_->slots[size_t (task.slot ())];
   cudaStream_t stream = static_cast<cudaStream_t> (impl_->stream.get ());
-  int err = task.timed ? dla::record_event (s.start.get (), stream) : cudaSuccess;
+  int err = task.timed () ? dla::record_event (s.start.get (), stream) : cudaSuccess;
   if (err == cudaSuccess)
     err = impl_->graphs->launch (entry, stream);
   if (err != cudaSuccess)
     return dla::cuda_failure ("launching the preprocessing kernel", err);
-  *ready = task.timed ? s.ready_timed.get () : s.ready.get ();
+  *ready = task.timed () ? s.ready_timed.get () : s.ready.get ();
   err = dla::record_event (*ready, stream);
   return err == cudaSuccess ? dla::Status::Ok () : dla::cuda_failure ("cudaEventRecord (input written)", err);
 }
 
 float FrameInput::preprocess_ms (const dla::Task &task) const
 {
-  if (!task.timed)
+  if (!task.timed ())
     return -1.f;
-  const InputSlot &s = impl_->slots[size_t (task.slot)];
+  const InputSlot &s = impl_->slots[size_t (task.slot ())];
   return dla::elapsed_ms (s.start.get (), s.ready_timed.get ());
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a frame from upstream to the DLA, on the streaming thread (docs/architecture.md 8):
- * the settings it runs with, the interval's decision, a free task slot, the kernel into the slot's
- * input on the element's stream, the submit, and the frame queued for the src pad's task. */
+ * the settings it runs with, its plan (stages/frame_stage.h), then per wave of the plan: room for
+ * its tasks, the tasks acquired, one kernel launch into their inputs on the element's stream, each
+ * submitted; and the frame queued for the src pad's task with its last wave's tasks. */
 #include <chrono>
 
 #include "dla/fatal.h"
@@ -12,15 +13,9 @@
 
 namespace {
 
-GstFlowReturn refused_flow (GstDlaInfer *self, dlainfer::InFlight::Wait w);
-
-/* The settings one frame uses, copied under the lock. */
-struct FrameSettings {
-  preprocess::Params pre;
-  uint32_t interval = 0;
-  bool objects = false;
-  dlainfer::objects::FlowParams flow; /* roi-list */
-};
+using dlainfer::FrameSettings;
+using dlainfer::InFlight;
+using dlainfer::PendingFrame;
 
 dlainfer::objects::FlowParams flow_params (const dlainfer::Settings &st, const dla::Engine &engine,
                                            int64_t batch)
@@ -37,63 +32,31 @@ dlainfer::objects::FlowParams flow_params (const dlainfer::Settings &st, const d
   return p;
 }
 
-FrameSettings frame_settings (GstDlaInfer *self, dlainfer::PendingFrame *f, std::string *bad)
+FrameSettings frame_settings (GstDlaInfer *self, PendingFrame *f, std::string *bad)
 {
+  GstDlaInferPrivate *priv = self->priv;
   FrameSettings s;
   GST_OBJECT_LOCK (self);
   /* A mean/std changed to a wrong value while playing fails the stream, as it would fail start. */
-  dlainfer::check (self->priv->settings, bad);
-  s.pre = dlainfer::preprocess_params (self->priv->settings);
-  s.interval = self->priv->settings.interval;
-  s.objects = self->priv->objects.active;
-  if (s.objects)
-    s.flow =
-        flow_params (self->priv->settings, *self->priv->model->engine, self->priv->model->plan.shape.batch);
-  f->post = dlainfer::postprocess_params (self->priv->settings);
-  f->post_messages = self->priv->settings.post_messages;
+  dlainfer::check (priv->settings, bad);
+  s.pre = dlainfer::preprocess_params (priv->settings);
+  s.interval = priv->settings.interval;
+  if (priv->stage->objects ())
+    s.flow = flow_params (priv->settings, *priv->model->engine, priv->model->plan.shape.batch);
+  f->post = dlainfer::postprocess_params (priv->settings);
+  f->post_messages = priv->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
   return s;
 }
 
-/* Acquire a slot, write its input on our stream, submit. A failure waits for our stream before
- * the frame can go, and gives back a slot not submitted. */
-dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const preprocess::Params &pre,
-                        const char **step)
+/* What upstream gets when no frame may be queued. */
+GstFlowReturn refused_flow (GstDlaInfer *self, InFlight::Wait w)
 {
-  GstDlaInferPrivate *priv = self->priv;
-  dla::Engine &engine = *priv->model->engine;
-  dla::Task task;
-  *step = "dla::Engine::acquire";
-  dla::Status st = engine.acquire (&task);
-  if (!st.ok ())
-    return st;
-  void *ready = nullptr;
-  {
-    /* Mapped for the kernel's launch only: the queued frame keeps the buffer (and its memory)
-     * alive until the task that read it has ended. */
-    dlainfer::MappedFrame frame;
-    *step = "writing the model input";
-    st = priv->input.write (GST_ELEMENT (self), priv->cuda, f->buffer, task, priv->model->plan.input_view,
-                            pre, &frame, &ready);
-  }
-  if (st.ok ()) {
-    *step = "dla::Engine::submit";
-    st = engine.submit (task, ready);
-    /* Queued, even when submit reports an error after queueing: the next frame awaits its end.
-     * A submit that succeeded queued it (no need to ask the engine, under its lock, every frame). */
-    if (engine.spare_slot () && (st.ok () || engine.in_flight (task.slot)))
-      priv->previous_task = task;
-    if (st.ok ()) {
-      f->slot = task.slot;
-      f->timed = task.timed;
-      f->graphed = priv->input.graphed ();
-      return st;
-    }
-  }
-  /* Not read: free now, or when a task queued despite the error ends (the next frame's await). */
-  engine.abandon (task);
-  priv->input.drain ();
-  return st;
+  if (w == InFlight::Wait::kFlushing)
+    return GST_FLOW_FLUSHING;
+  const GstFlowReturn ret = self->priv->inflight.flow ();
+  GST_DEBUG_OBJECT (self, "the src task stopped with %s", gst_flow_get_name (ret));
+  return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
 }
 
 /* max-in-flight=1: the DLA ends its one task before the next is submitted. The streaming thread
@@ -103,166 +66,150 @@ dla::Status start_task (GstDlaInfer *self, dlainfer::PendingFrame *f, const prep
  * hung task) ends the wait, and within task-timeout (one more per task queued before it on its
  * core) + 1 s of its own (a task no frame waits for any more: one a flush dropped while it hung).
  * kTimeout then, with the task left in flight. */
-dlainfer::InFlight::Wait await_previous_task (GstDlaInfer *self)
+InFlight::Wait await_previous_task (GstDlaInfer *self)
 {
   GstDlaInferPrivate *priv = self->priv;
   constexpr std::chrono::milliseconds kSlice{100};
   const auto give_up = std::chrono::steady_clock::now () +
-                       gst_dla_infer_task_allowance (self, priv->previous_task.slot) +
-                       std::chrono::seconds (1);
-  while (priv->previous_task.slot >= 0) {
+                       gst_dla_infer_task_allowance (self, priv->previous_slot) + std::chrono::seconds (1);
+  while (priv->previous_slot >= 0) {
     if (priv->inflight.flushing ())
-      return dlainfer::InFlight::Wait::kFlushing;
+      return InFlight::Wait::kFlushing;
     if (priv->inflight.flow () != GST_FLOW_OK)
-      return dlainfer::InFlight::Wait::kStopped;
+      return InFlight::Wait::kStopped;
     const auto now = std::chrono::steady_clock::now ();
     if (now >= give_up)
-      return dlainfer::InFlight::Wait::kTimeout;
+      return InFlight::Wait::kTimeout;
     /* Any end but a timeout (ended, failed, a fault): acquire () says what comes next. */
     const dla::Status st =
-        priv->model->engine->await_end (priv->previous_task, std::min (give_up, now + kSlice));
+        priv->model->engine->await_end (priv->previous_slot, std::min (give_up, now + kSlice));
     if (st.code != dla::Code::kTimeout)
-      priv->previous_task = dla::Task ();
+      priv->previous_slot = -1;
   }
-  return dlainfer::InFlight::Wait::kReady;
+  return InFlight::Wait::kReady;
 }
 
-/* Submitted tasks of a wave that cannot go on (a later step failed): each ends before the frame
- * goes (cuDLA cannot cancel), by task-timeout. */
-void abandon_tasks (GstDlaInfer *self, dlainfer::PendingFrame *f)
+/* Room for `tasks` more tasks (and, with the spare slot, the previous task's end). */
+GstFlowReturn wait_for_room (GstDlaInfer *self, int tasks)
 {
-  dla::Engine &engine = *self->priv->model->engine;
+  GstDlaInferPrivate *priv = self->priv;
+  InFlight::Wait w = priv->inflight.wait_for_tasks (tasks);
+  if (w == InFlight::Wait::kReady && tasks > 0 && priv->model->engine->spare_slot ())
+    w = await_previous_task (self);
+  if (w == InFlight::Wait::kTimeout)
+    return frame_failed (
+        self,
+        dla::Status::Error (
+            dla::Code::kTimeout,
+            "the DLA task before this frame did not end within task-timeout "
+            "(" +
+                std::to_string (gst_dla_infer_task_timeout (self).count ()) +
+                " ms, one more for each task queued before it on its DLA core) + 1 s; raise task-timeout if "
+                "the model needs longer"),
+        "waiting for the DLA task before the frame's");
+  return w == InFlight::Wait::kReady ? GST_FLOW_OK : refused_flow (self, w);
+}
+
+/* The frame's tasks submitted so far cannot go on (a later step failed): nothing reads their
+ * inputs any more, and each ends before the frame goes (cuDLA cannot cancel), by task-timeout. */
+void drop_tasks (GstDlaInfer *self, PendingFrame *f)
+{
   const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
   self->priv->input.drain ();
-  for (const dlainfer::ObjectTask &t : f->tasks) {
-    const dla::Task task{t.slot, nullptr, t.timed};
-    if (engine.in_flight (t.slot))
-      engine.wait (task, deadline);
-    engine.abandon (task); /* one still running frees its slot when it ends */
-  }
-  f->tasks.clear ();
+  for (dlainfer::FrameTask &t : f->tasks)
+    if (t.task.in_flight ())
+      t.task.wait (deadline);
+  f->tasks.clear (); /* one still running frees its slot when it ends */
 }
 
-/* roi-list: acquires tasks [begin, end) of the frame's plan (one wave), writes every object of
- * the wave in one launch, submits each task after it. The submitted tasks are in f->tasks. */
-dla::Status start_wave (GstDlaInfer *self, dlainfer::PendingFrame *f, uint32_t begin, uint32_t end,
-                        const preprocess::Params &pre, const char **step)
+/* Plan tasks [begin, end) (one wave): acquired, their inputs written in one launch, each submitted
+ * after it, then held by the frame. */
+dla::Status start_wave (GstDlaInfer *self, PendingFrame *f, const dlainfer::objects::WorkPlan &plan,
+                        size_t begin, size_t end, const preprocess::Params &pre, const char **step)
 {
   GstDlaInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
-  const dlainfer::objects::FrameObjects &fo = *f->objects;
   std::vector<dla::Task> tasks (end - begin);
-  std::vector<preprocess::ObjectRoi> &rois = priv->objects.rois;
-  rois.clear ();
   *step = "dla::Engine::acquire";
   dla::Status st;
-  size_t acquired = 0;
-  for (; acquired < tasks.size () && (st = engine.acquire (&tasks[acquired])).ok (); ++acquired) {
-    const dlainfer::objects::PlannedTask &pt = fo.plan.tasks[begin + acquired];
-    for (uint32_t j = 0; j < pt.count; ++j) {
-      const dlainfer::objects::Box &b = fo.objects[fo.plan.objects[pt.first + j]].box;
-      rois.push_back (
-          {{int (b.x), int (b.y), int (b.width), int (b.height)}, tasks[acquired].input, int (j)});
-    }
-  }
+  for (size_t i = 0; i < tasks.size () && st.ok (); ++i)
+    st = engine.acquire (&tasks[i]);
+  void *ready = nullptr;
   if (st.ok ()) {
-    dlainfer::MappedFrame frame;
-    void *ready = nullptr;
-    *step = "writing the objects' model inputs";
-    st = priv->input.write_objects (GST_ELEMENT (self), priv->cuda, f->buffer, tasks[0], rois.data (),
-                                    int (rois.size ()), priv->model->plan.input_view, pre, &frame, &ready);
+    *step = priv->stage->write_step ();
+    st = priv->stage->write (self, *f, plan, begin, tasks, pre, &ready);
     f->graphed = st.ok () && priv->input.graphed ();
+  }
+  for (size_t i = 0; i < tasks.size () && st.ok (); ++i) {
     *step = "dla::Engine::submit";
-    for (size_t i = 0; i < tasks.size () && st.ok (); ++i) {
-      if (!(st = engine.submit (tasks[i], ready)).ok ())
-        break;
-      const dlainfer::objects::PlannedTask &pt = fo.plan.tasks[begin + i];
-      f->tasks.push_back ({tasks[i].slot, tasks[i].timed, i == 0, pt.first, pt.count});
+    st = tasks[i].submit (ready);
+    /* Queued, even when submit reports an error after queueing: the next frame awaits its end.
+     * A submit that succeeded queued it (no need to ask the engine, under its lock, every frame). */
+    if (engine.spare_slot () && (st.ok () || tasks[i].in_flight ()))
+      priv->previous_slot = tasks[i].slot ();
+    if (st.ok ()) {
+      const dlainfer::objects::PlannedTask &pt = plan.tasks[begin + i];
+      f->tasks.push_back ({std::move (tasks[i]), pt.first, pt.count, i == 0});
     }
   }
-  /* No-op for the submitted ones (and a refused submit ended its task); after a failure none is
-   * read: one queued despite the error frees its slot when it ends. */
-  for (size_t i = 0; i < acquired; ++i)
-    st.ok () ? engine.release (tasks[i]) : engine.abandon (tasks[i]);
+  /* After a failure the unsubmitted tasks go back with `tasks`; one queued despite its error frees
+   * its slot when it ends. */
   if (!st.ok ())
-    abandon_tasks (self, f);
+    drop_tasks (self, f);
   return st;
 }
 
-/* roi-list: the frame's objects, their tasks in waves of the free slots. An earlier wave is read
- * here once it ended (the next needs its slots); the last goes with the frame to the src task. */
-GstFlowReturn submit_objects (GstDlaInfer *self, dlainfer::PendingFrame &f, const FrameSettings &s)
+/* An earlier wave of the frame ended before the next can take its slots: read here. Each task gets
+ * its own task-timeout from when its wait starts (a wave's tasks run one after another). */
+GstFlowReturn read_earlier_wave (GstDlaInfer *self, PendingFrame *f)
 {
   GstDlaInferPrivate *priv = self->priv;
-  /* Room for a task before the cache decides: with max-in-flight=1 the frame before has stored
-   * its results by then (with more, the cache runs that many frames behind). */
-  const dlainfer::InFlight::Wait room = priv->inflight.wait_for_tasks (1);
-  if (room != dlainfer::InFlight::Wait::kReady)
-    return refused_flow (self, room);
-  f.objects = std::make_shared<dlainfer::objects::FrameObjects> ();
-  priv->objects.flow.prepare (f.buffer, priv->input.width (), priv->input.height (), s.flow,
-                              f.objects.get ());
-  const dlainfer::objects::WorkPlan &plan = f.objects->plan;
-  std::vector<float> scores;
-  std::vector<postprocess::Result> results;
-  for (uint32_t w = 0, begin = 0; w < plan.waves; ++w) {
-    uint32_t end = begin;
+  dla::ScopedContext scope (priv->cuda.primary ());
+  bool aborted = false;
+  const dla::Status st = gst_dla_infer_wait_frame_tasks (self, *f, &aborted);
+  if (aborted || !st.ok ()) {
+    drop_tasks (self, f);
+    return aborted ? GST_FLOW_FLUSHING
+                   : frame_failed (self, st, "dla::Engine::wait (an earlier wave of the frame's objects)");
+  }
+  priv->stage->read (self, *f, dlainfer::Reader::kStreaming);
+  f->tasks.clear ();
+  return GST_FLOW_OK;
+}
+
+/* The plan's waves in turn; the frame queued with the last one's tasks. */
+GstFlowReturn submit_plan (GstDlaInfer *self, PendingFrame &f, const dlainfer::objects::WorkPlan &plan,
+                           const preprocess::Params &pre)
+{
+  GstDlaInferPrivate *priv = self->priv;
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (size_t w = 0, begin = 0; w < plan.waves; ++w) {
+    size_t end = begin;
     while (end < plan.tasks.size () && plan.tasks[end].wave == w)
       ++end;
-    if (!f.tasks.empty ()) {
-      /* The previous wave's slots are needed again: read it here. Each task gets its own
-       * task-timeout from when its wait starts (a wave's tasks run one after another). */
-      dla::ScopedContext scope (priv->cuda.primary ());
-      for (const dlainfer::ObjectTask &t : f.tasks) {
-        bool aborted = false;
-        const dla::Status st = gst_dla_infer_wait_task (self, dla::Task{t.slot, nullptr, t.timed}, &aborted);
-        if (aborted || !st.ok ()) {
-          abandon_tasks (self, &f);
-          if (aborted)
-            return GST_FLOW_FLUSHING;
-          return frame_failed (self, st, "dla::Engine::wait (an earlier wave of the frame's objects)");
-        }
-      }
-      gst_dla_infer_read_object_tasks (self, f, f.tasks, &scores, &results);
-      gst_dla_infer_release_tasks (*priv->model->engine, f);
-      f.tasks.clear ();
-    }
-    const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (int (end - begin));
-    if (wt != dlainfer::InFlight::Wait::kReady)
-      return refused_flow (self, wt);
+    if (!f.tasks.empty () && (ret = read_earlier_wave (self, &f)) != GST_FLOW_OK)
+      return ret;
+    if ((ret = wait_for_room (self, int (end - begin))) != GST_FLOW_OK)
+      return ret;
     dla::ScopedContext scope (priv->cuda.primary ());
     const char *step = "";
-    const dla::Status st = start_wave (self, &f, begin, end, s.pre, &step);
+    const dla::Status st = start_wave (self, &f, plan, begin, end, pre, &step);
     if (!st.ok ())
       return frame_failed (self, st, step);
     begin = end;
   }
-  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u object(s), %u classified in %u task(s), %u carried",
-                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), guint (f.objects->objects.size ()),
-                  guint (plan.objects.size ()), guint (plan.tasks.size ()), guint (plan.carried));
-  /* No task (no object, or all carried): queued behind the others, pushed without a wait. */
-  if (plan.tasks.empty ()) {
-    const dlainfer::InFlight::Wait wt = priv->inflight.wait_for_tasks (0);
-    if (wt != dlainfer::InFlight::Wait::kReady)
-      return refused_flow (self, wt);
-  }
+  /* No task (nothing to infer): queued behind the others, pushed without a wait. */
+  if (plan.tasks.empty () && (ret = wait_for_room (self, 0)) != GST_FLOW_OK)
+    return ret;
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": queued with %d task(s)",
+                  GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), f.task_count ());
   priv->inflight.push (std::move (f));
   return GST_FLOW_OK;
 }
 
-/* What upstream gets when no frame may be queued. */
-GstFlowReturn refused_flow (GstDlaInfer *self, dlainfer::InFlight::Wait w)
-{
-  if (w == dlainfer::InFlight::Wait::kFlushing)
-    return GST_FLOW_FLUSHING;
-  const GstFlowReturn ret = self->priv->inflight.flow ();
-  GST_DEBUG_OBJECT (self, "the src task stopped with %s", gst_flow_get_name (ret));
-  return ret == GST_FLOW_OK ? GST_FLOW_ERROR : ret;
-}
-
 /* The frame's times, at submit: for the result message and the hold. basetransform keeps the
  * position only for buffers it pushes itself: the frame's end is the position now. */
-void stamp (GstDlaInfer *self, dlainfer::PendingFrame *f)
+void stamp (GstDlaInfer *self, PendingFrame *f)
 {
   GstSegment &segment = GST_BASE_TRANSFORM (self)->segment;
   f->submitted_at = std::chrono::steady_clock::now ();
@@ -281,7 +228,7 @@ void stamp (GstDlaInfer *self, dlainfer::PendingFrame *f)
 GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
 {
   GstDlaInferPrivate *priv = self->priv;
-  dlainfer::PendingFrame f;
+  PendingFrame f;
   f.buffer = buf;
   stamp (self, &f);
   const GstFlowReturn stored = priv->inflight.flow ();
@@ -299,40 +246,11 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   const FrameSettings s = frame_settings (self, &f, &bad);
   if (!bad.empty ())
     return frame_failed (self, dla::Status::Error (dla::Code::kSettings, bad), "checking the properties");
-
-  if (s.objects)
-    return submit_objects (self, f, s);
-  const bool infer = priv->interval.infer_now (s.interval);
-  dlainfer::InFlight::Wait w = priv->inflight.wait_for_room (infer);
-  if (w == dlainfer::InFlight::Wait::kReady && infer)
-    w = await_previous_task (self);
-  if (w == dlainfer::InFlight::Wait::kTimeout)
-    return frame_failed (
-        self,
-        dla::Status::Error (
-            dla::Code::kTimeout,
-            "the DLA task before this frame did not end within task-timeout "
-            "(" +
-                std::to_string (gst_dla_infer_task_timeout (self).count ()) +
-                " ms, one more for each task queued before it on its DLA core) + 1 s; raise task-timeout if "
-                "the model needs longer"),
-        "waiting for the DLA task before the frame's");
-  if (w != dlainfer::InFlight::Wait::kReady)
+  const dlainfer::objects::WorkPlan *plan = nullptr;
+  const InFlight::Wait w = priv->stage->plan (self, f, s, &plan);
+  if (w != InFlight::Wait::kReady)
     return refused_flow (self, w);
-  if (infer) {
-    dla::ScopedContext scope (priv->cuda.primary ());
-    const char *step = "";
-    const dla::Status st = start_task (self, &f, s.pre, &step);
-    if (!st.ok ())
-      return frame_failed (self, st, step);
-    priv->interval.inferred ();
-    GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": submitted on slot %d", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-                    f.slot);
-  } else {
-    f.age = priv->interval.age ();
-  }
-  priv->inflight.push (std::move (f));
-  return GST_FLOW_OK;
+  return submit_plan (self, f, *plan, s.pre);
 }
 
 dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
@@ -341,15 +259,14 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
   dla::Engine &engine = *priv->model->engine;
   dla::ScopedContext scope (priv->cuda.primary ());
   const auto start = std::chrono::steady_clock::now ();
-  dla::Task task;
+  dla::Task task; /* nobody reads the warm-up's outputs: given back when it goes */
   dla::Status st = engine.acquire (&task);
-  if (st.ok () && !(st = engine.submit (task, nullptr)).ok ())
-    engine.release (task);
+  if (st.ok ())
+    st = task.submit (nullptr);
   if (!st.ok ())
     return st;
   /* Behind the other sharers' tasks queued on its core: a task-timeout for each. */
-  st = engine.wait (task, start + gst_dla_infer_task_allowance (self, task.slot) + std::chrono::seconds (1));
-  engine.abandon (task); /* nobody reads the warm-up's outputs */
+  st = task.wait (start + gst_dla_infer_task_allowance (self, task.slot ()) + std::chrono::seconds (1));
   if (!st.ok ())
     return st;
   const auto took = std::chrono::steady_clock::now () - start;

@@ -19,13 +19,11 @@
 #include "gst/gstdlainfer.h"
 #include "gst/hold_latency.h"
 #include "gst/inflight.h"
-#include "gst/interval.h"
 #include "gst/open_model.h"
-#include "gst/objects/frame_objects.h"
-#include "gst/objects/object_output.h"
 #include "gst/outputs/classification.h"
 #include "gst/outputs/tensor_output.h"
 #include "gst/settings.h"
+#include "gst/stages/frame_stage.h"
 #include "gst/stats.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
@@ -40,7 +38,7 @@ struct GstDlaInferPrivate {
   /* NULL->READY to READY->NULL: the one CUDA context, shared with neighbours (cuda_context.h). */
   dlainfer::CudaContext cuda;
 
-  /* start to stop, streaming thread: the open model (model.h), the frames' way into it
+  /* start to stop, streaming thread: the open model (open_model.h), the frames' way into it
    * (frame_input.h, configured again by each set_caps), the results shown (outputs/). The open
    * model's description (`model-info`): GST_OBJECT_LOCK. */
   std::unique_ptr<dlainfer::Model> model;
@@ -56,24 +54,12 @@ struct GstDlaInferPrivate {
   dlainfer::ClassificationOutput output;
   dlainfer::TensorOutput tensors;
 
-  /* The stream (reset at start, flush and stream-start; streaming thread): which frames run the
-   * model. */
-  dlainfer::Interval interval;
-  /* max-in-flight=1 (start to stop, streaming thread): the task submitted last, whose end the next
-   * submit awaits itself (frame_submit.cpp: await_previous_task); slot -1 when none. */
-  dla::Task previous_task;
-
-  /* inference-region=roi-list (start to stop): the objects' flow and result cache, the names their
-   * results are written under, scratch of the streaming thread (rois) and of the src task (scores,
-   * results). */
-  struct Objects {
-    bool active = false;
-    dlainfer::objects::ObjectFlow flow;
-    dlainfer::objects::OutputNames names; /* start: what the results are written under */
-    std::vector<preprocess::ObjectRoi> rois;
-    std::vector<float> scores;
-    std::vector<postprocess::Result> results;
-  } objects;
+  /* start to stop: what the frames are inferred for (stages/frame_stage.h), chosen at start;
+   * reset at flush and stream-start. */
+  std::unique_ptr<dlainfer::FrameStage> stage;
+  /* max-in-flight=1 (start to stop, streaming thread): the slot of the task submitted last, whose
+   * end the next submit awaits itself (frame_submit.cpp: await_previous_task); -1 when none. */
+  int previous_slot = -1;
 
   /* The frames between submit (streaming thread) and push (the src pad's task): inflight.h. The
    * task touches model, input and output only through the frames it takes. */
@@ -125,22 +111,13 @@ bool gst_dla_infer_open_waiting (GstDlaInfer *self, bool data);
  * tasks in flight (model-instance-id) counted, and announced again as sharers join or leave. */
 void gst_dla_infer_announce_latency (GstDlaInfer *self, std::chrono::nanoseconds took);
 
-/* roi-list: reads the results of the frame's tasks `tasks` (ended) into its objects, and
- * counts them in `stats` (push_loop.cpp; the streaming thread reads its own earlier waves with it,
- * into scratch of its own). */
-void gst_dla_infer_read_object_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f,
-                                      const std::vector<dlainfer::ObjectTask> &tasks,
-                                      std::vector<float> *scores, std::vector<postprocess::Result> *results);
-
-/* The frame's slots (its task, its objects' tasks) back to the engine once read: the next frames'
- * tasks may take them (push_loop.cpp; the streaming thread gives back an earlier wave with it). */
-void gst_dla_infer_release_tasks (dla::Engine &engine, const dlainfer::PendingFrame &f);
-
 /* Until the task ends, its own task-timeout passes (from now, one more for each task queued before
  * it on its core; whether or not cuDLA applies one itself), or a flush or stop comes (*aborted: the
  * task stays in flight); in 100 ms slices (push_loop.cpp; the streaming thread waits its earlier
  * waves with it too). */
-dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, const dla::Task &task, bool *aborted);
+dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, dla::Task &task, bool *aborted);
+/* Each of the frame's tasks in turn with gst_dla_infer_wait_task: the first failure, or *aborted. */
+dla::Status gst_dla_infer_wait_frame_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f, bool *aborted);
 
 /* The src pad's task (push_loop.cpp). start_pushing: the task runs (READY->PAUSED, FLUSH_STOP).
  * stop_pushing: every wait ends and the task is joined (PAUSED->READY). drop_frames: the frames

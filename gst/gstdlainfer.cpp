@@ -103,19 +103,20 @@ gboolean answer_latency (GstDlaInfer *self, GstQuery *query)
   return TRUE;
 }
 
-/* roi-list: the names each object's result is written under (objects/object_output.h). */
-void publish_objects (GstDlaInfer *self, const dlainfer::Settings &s)
+/* What the frames are inferred for: the whole frame, or (roi-list) its objects, their results
+ * written under names of the element's and the model's (objects/object_output.h). */
+std::unique_ptr<dlainfer::FrameStage> make_stage (GstDlaInfer *self, const dlainfer::Settings &s)
 {
-  GstDlaInferPrivate::Objects &o = self->priv->objects;
+  if (s.inference_region != dlainfer::InferenceRegion::kRoiList)
+    return dlainfer::make_frame_classification ();
   const dlainfer::Model &m = *self->priv->model;
-  o.active = s.inference_region == dlainfer::InferenceRegion::kRoiList;
-  o.flow.reset ();
   gchar *base = g_path_get_basename (m.engine->model_path ().c_str ()); /* a sharer's may be the instance's */
-  o.names = dlainfer::objects::OutputNames (
+  const dlainfer::objects::OutputNames names (
       s.attribute_name.empty () ? GST_OBJECT_NAME (self) : s.attribute_name.c_str (), base,
       m.engine->outputs ().empty () ? "" : m.engine->outputs ()[0].name.c_str (),
       m.engine->backend ().c_str ());
   g_free (base);
+  return dlainfer::make_object_classification (names);
 }
 
 /* After a model opened: what the frames need, and what the element shows of it. */
@@ -131,8 +132,7 @@ void publish_model (GstDlaInfer *self, const dlainfer::Settings &s)
   if (!priv->tensors.start_device (*m.engine, &why))
     GST_WARNING_OBJECT (self, "%s: the host de-pads the raw tensors instead", why.c_str ());
   priv->cuda.reset_log ();
-  priv->interval.reset ();
-  publish_objects (self, s);
+  priv->stage = make_stage (self, s);
   priv->stats.reset ();
   std::vector<int> cores;
   for (int i = 0; i < m.engine->cores (); ++i)
@@ -363,7 +363,7 @@ static gboolean gst_dla_infer_open_model (GstDlaInfer *self, const dlainfer::Ins
   const dla::Engine &engine = *priv->model->engine;
   const int slots = engine.max_tasks () + (engine.spare_slot () ? 1 : 0); /* across the cores */
   priv->inflight.configure (slots, slots + kSkippedFramesQueued);
-  priv->previous_task = dla::Task ();
+  priv->previous_slot = -1;
   priv->inflight.take_all ();
   priv->stream_failed = false;
   if (!(st = gst_dla_infer_warm_up (self)).ok ()) {
@@ -426,7 +426,7 @@ static void close_model (GstDlaInfer *self)
     priv->model.reset ();
   }
   priv->output.clear ();
-  priv->objects.active = false;
+  priv->stage.reset ();
   priv->tensors.clear ();
   GST_OBJECT_LOCK (self);
   GstStructure *info = priv->model_info;
@@ -511,8 +511,8 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
       gst_dla_infer_drop_frames (self, std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self));
       /* After a flush (a seek) the last result belongs elsewhere: it is never carried across; the
        * stream starts over, and may fail (and say so) again. */
-      priv->interval.reset ();
-      priv->objects.flow.reset ();
+      if (priv->stage)
+        priv->stage->reset ();
       priv->stream_failed = false;
       const gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
       gst_dla_infer_start_pushing (self);
@@ -523,8 +523,8 @@ static gboolean gst_dla_infer_sink_event (GstBaseTransform *trans, GstEvent *eve
     case GST_EVENT_STREAM_START:
       /* A new stream (concat, input-selector): likewise. */
       drain (self, "stream-start");
-      priv->interval.reset ();
-      priv->objects.flow.reset ();
+      if (priv->stage)
+        priv->stage->reset ();
       break;
     case GST_EVENT_EOS:
       drain (self, "EOS");

@@ -5,44 +5,6 @@
 
 namespace dlainfer {
 
-PendingFrame::PendingFrame (PendingFrame &&o) noexcept
-{
-  *this = std::move (o);
-}
-
-PendingFrame &PendingFrame::operator= (PendingFrame &&o) noexcept
-{
-  if (this != &o) {
-    if (buffer)
-      gst_buffer_unref (buffer);
-    buffer = o.take_buffer ();
-    slot = o.slot;
-    timed = o.timed;
-    graphed = o.graphed;
-    age = o.age;
-    post = o.post;
-    post_messages = o.post_messages;
-    objects = std::move (o.objects);
-    tasks = std::move (o.tasks);
-    segment = o.segment;
-    running_time = o.running_time;
-    submitted_at = o.submitted_at;
-    downstream_at_submit = o.downstream_at_submit;
-  }
-  return *this;
-}
-
-PendingFrame::~PendingFrame ()
-{
-  if (buffer)
-    gst_buffer_unref (buffer);
-}
-
-GstBuffer *PendingFrame::take_buffer ()
-{
-  return std::exchange (buffer, nullptr);
-}
-
 void InFlight::configure (int max_tasks, int max_frames)
 {
   std::lock_guard<std::mutex> lock (mutex_);

@@ -14,55 +14,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <vector>
 
-#include "host/postprocess.h"
+#include "gst/pending_frame.h"
 
 namespace dlainfer {
-
-namespace objects {
-struct FrameObjects;
-}
-
-/* One DLA task of a frame's objects (inference-region=roi-list): `count` objects of the frame's
- * plan from `first` (objects::WorkPlan), batch items 0..count-1 of `slot`'s tensors. */
-struct ObjectTask {
-  int slot = -1;
-  bool timed = false;
-  bool first_of_wave = false; /* its slot's events timed the wave's one preprocessing launch */
-  uint32_t first = 0, count = 0;
-};
-
-/* One frame on its way through the element. Owns its buffer. */
-struct PendingFrame {
-  PendingFrame () = default;
-  PendingFrame (PendingFrame &&o) noexcept;
-  PendingFrame &operator= (PendingFrame &&o) noexcept;
-  ~PendingFrame ();
-
-  GstBuffer *buffer = nullptr;
-  int slot = -1;      /* the DLA task slot; -1: not inferred (carries the last result) */
-  bool timed = false; /* the engine times this task (dla::Task::timed) */
-  bool graphed = false;
-  guint age = 0; /* a carried result's age in frames */
-  postprocess::Params post;
-  bool post_messages = false;
-  /* roi-list: the frame's objects (null in full-frame mode) and the tasks queued with it (its
-   * last wave; earlier waves ended at submit). No task: every object carried, or none. */
-  std::shared_ptr<objects::FrameObjects> objects;
-  std::vector<ObjectTask> tasks;
-  GstSegment segment{};                                 /* at submit: for the result message */
-  GstClockTime running_time = GST_CLOCK_TIME_NONE;      /* at submit */
-  std::chrono::steady_clock::time_point submitted_at{}; /* for the hold (in -> out) */
-  std::chrono::nanoseconds downstream_at_submit{0};     /* DownstreamTime::total at submit */
-
-  bool inferred () const { return slot >= 0; }
-  /* The DLA tasks the frame holds until the src task has read them. */
-  int task_count () const { return (slot >= 0 ? 1 : 0) + int (tasks.size ()); }
-  GstBuffer *take_buffer ();
-};
 
 class InFlight {
  public:

@@ -510,9 +510,8 @@ Status started (const KernelLaunch &k, void *stream, std::string *error)
   if (e == cudaSuccess)
     return Status::kOk;
   if (error)
-    *error =
-        std::string ("preprocess kernel launch: ") + cudaGetErrorName (e) + " (" + std::to_string (int (e)) +
-        "): " + cudaGetErrorString (e);
+    *error = std::string ("preprocess kernel launch: ") + cudaGetErrorName (e) + " (" +
+             std::to_string (int (e)) + "): " + cudaGetErrorString (e);
   return Status::kCudaError;
 }
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "dla/abi/cudla_abi.h"
 #include "common/tensor_layout.h"
+#include "dla/abi/cudla_abi.h"
 
 namespace fixtures {
 

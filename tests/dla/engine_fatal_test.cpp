@@ -18,12 +18,15 @@ TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
   if (!dla_test::have_model ("colours"))
     GTEST_FAIL () << "swdla test model " << dla_test::model ("colours") << " is missing (a build product)";
   std::unique_ptr<dla::Engine> e;
-  dla::Status st = dla_test::open ("colours", &e);
+  dla::Status st = dla_test::open ("colours", &e, 2);
   ASSERT_TRUE (st.ok ()) << st.message;
   const auto bytes = dla_test::make_input (
       e->input ().view, 3, [] (int64_t, int64_t, int64_t, int64_t) { return 1.f; },
       dla_test::kInt8InputScale);
   ASSERT_TRUE (dla_test::run_once (*e, 0, bytes).ok ()) << "healthy before the fault";
+  dla::Task held; /* a task its owner still holds when the fault comes */
+  ASSERT_TRUE (e->acquire (&held).ok ());
+  ASSERT_EQ (held.slot (), 1);
 
   setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "1:0x40000007", 1);
   st = dla_test::run_once (*e, 0, bytes);
@@ -38,13 +41,13 @@ TEST (EngineFatal, ExternalDeviceErrorStopsTheEngine)
 
   /* Refused from now on, with the first fault's description. */
   dla::Task task;
-  task.slot = 0;
   bool done = false;
   for (const dla::Status &again :
-       {e->acquire (&task), e->submit (task, nullptr), e->wait (task), e->poll (task, &done)}) {
+       {e->acquire (&task), held.submit (nullptr), held.wait (), held.poll (&done)}) {
     EXPECT_EQ (again.code, dla::Code::kFatal);
     EXPECT_NE (again.message.find ("cudlaErrorDlaErrDataMismatch"), std::string::npos) << again.message;
   }
+  held.give_back ();
   e.reset (); /* teardown still completes (errors ignored) */
 }
 

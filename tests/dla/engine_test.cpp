@@ -181,15 +181,15 @@ TEST (EngineFlow, SlotsInFlight)
     for (int s = 0; s < 3; ++s) {
       const dla::Status sub = dla_test::start (*e, solid (*e, kCorners[(s + round * 3) % 8]), &tasks[s]);
       ASSERT_TRUE (sub.ok ()) << sub.message;
-      ASSERT_EQ (tasks[s].slot, s) << "free slots are handed out in order";
+      ASSERT_EQ (tasks[s].slot (), s) << "free slots are handed out in order";
     }
     dla::Task more;
     EXPECT_EQ (e->acquire (&more).code, dla::Code::kRuntime) << "all three are in flight";
     for (int s = 0; s < 3; ++s) {
-      const dla::Status c = e->wait (tasks[s]);
+      const dla::Status c = tasks[s].wait ();
       ASSERT_TRUE (c.ok ()) << c.message;
       EXPECT_EQ (dla_test::argmax (*e, s, 0, 8), (s + round * 3) % 8) << "slot " << s << " round " << round;
-      e->release (tasks[s]);
+      tasks[s].give_back ();
     }
   }
 }
@@ -199,7 +199,7 @@ TEST (EngineFlow, SlotsInFlight)
  * task it started before); this thread waits for each in order and reads its colour back. Returns
  * how many were collected; *wrong: how many read back another's colour. */
 int split_run (dla::Engine &e, int tasks, int window,
-               const std::function<dla::Status (int, const dla::Task &)> &before_start, int *wrong)
+               const std::function<dla::Status (int, int last_slot)> &before_start, int *wrong)
 {
   std::vector<std::vector<uint8_t>> inputs;
   for (const auto &rgb : kCorners)
@@ -211,7 +211,7 @@ int split_run (dla::Engine &e, int tasks, int window,
   int uncollected = 0;
   bool failed = false;
   std::thread producer ([&] {
-    dla::Task last;
+    int last_slot = -1;
     for (int i = 0; i < tasks; ++i) {
       {
         std::unique_lock<std::mutex> lock (m);
@@ -220,15 +220,17 @@ int split_run (dla::Engine &e, int tasks, int window,
           return;
         ++uncollected;
       }
-      dla::Status st = before_start ? before_start (i, last) : dla::Status::Ok ();
+      dla::Status st = before_start ? before_start (i, last_slot) : dla::Status::Ok ();
+      dla::Task last;
       if (st.ok ())
         st = dla_test::start (e, inputs[size_t (i % 8)], &last);
+      last_slot = last.slot ();
       std::lock_guard<std::mutex> lock (m);
       if (!st.ok ()) {
         ADD_FAILURE () << "task " << i << ": " << st.message;
         failed = true;
       } else {
-        queued.emplace_back (last, i % 8);
+        queued.emplace_back (std::move (last), i % 8);
       }
       cv.notify_all ();
       if (failed)
@@ -244,16 +246,16 @@ int split_run (dla::Engine &e, int tasks, int window,
       cv.wait_for (lock, std::chrono::seconds (30), [&] { return !queued.empty () || failed; });
       if (queued.empty ())
         break;
-      item = queued.front ();
+      item = std::move (queued.front ());
       queued.pop_front ();
     }
-    const dla::Status st = e.wait (item.first, later ());
+    const dla::Status st = item.first.wait (later ());
     if (!st.ok ()) {
       ADD_FAILURE () << "task " << done << ": " << st.message;
       break;
     }
-    *wrong += dla_test::argmax (e, item.first.slot, 0, 8) != item.second;
-    e.release (item.first);
+    *wrong += dla_test::argmax (e, item.first.slot (), 0, 8) != item.second;
+    item.first.give_back ();
     {
       std::lock_guard<std::mutex> lock (m);
       --uncollected;
@@ -302,20 +304,22 @@ TEST (EngineFlow, SpareSlotTakesTheNextTaskWhileTheLastIsRead)
   dla::Task a, b;
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[3]), &a).ok ());
   const auto soon = std::chrono::steady_clock::now () + std::chrono::milliseconds (2);
-  EXPECT_EQ (e->await_end (a, soon).code, dla::Code::kTimeout) << "a 20 ms task cannot end in 2 ms";
-  const dla::Status ended = e->await_end (a, std::chrono::steady_clock::now () + std::chrono::seconds (5));
+  EXPECT_EQ (e->await_end (a.slot (), soon).code, dla::Code::kTimeout) << "a 20 ms task cannot end in 2 ms";
+  const dla::Status ended =
+      e->await_end (a.slot (), std::chrono::steady_clock::now () + std::chrono::seconds (5));
   ASSERT_TRUE (ended.ok ()) << ended.message;
-  EXPECT_TRUE (e->in_flight (a.slot)) << "ended by await_end, still the consumer's to collect";
+  EXPECT_TRUE (e->in_flight (a.slot ())) << "ended by await_end, still the consumer's to collect";
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[6]), &b).ok ()) << "the spare takes the next";
-  EXPECT_NE (b.slot, a.slot);
-  const dla::Status collected = e->wait (a);
+  EXPECT_NE (b.slot (), a.slot ());
+  const dla::Status collected = a.wait ();
   ASSERT_TRUE (collected.ok ()) << "the consumer gets the status await_end read: " << collected.message;
-  EXPECT_FALSE (e->in_flight (a.slot)) << "collected";
-  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3) << "the next task must not touch the last one's outputs";
-  e->release (a);
-  EXPECT_TRUE (e->await_end (a, std::chrono::steady_clock::now ()).ok ()) << "an ended task: at once";
-  ASSERT_TRUE (e->wait (b).ok ());
-  EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 6);
+  EXPECT_FALSE (e->in_flight (a.slot ())) << "collected";
+  EXPECT_EQ (dla_test::argmax (*e, a.slot (), 0, 8), 3)
+      << "the next task must not touch the last one's outputs";
+  a.give_back ();
+  EXPECT_TRUE (e->await_end (a.slot (), std::chrono::steady_clock::now ()).ok ()) << "an ended task: at once";
+  ASSERT_TRUE (b.wait ().ok ());
+  EXPECT_EQ (dla_test::argmax (*e, b.slot (), 0, 8), 6);
   g_unsetenv ("SWDLA_SERVICE_US");
 }
 
@@ -336,11 +340,11 @@ TEST (EngineFlow, AwaitEndAndWaitOnTwoThreadsEndEachTaskOnce)
   int awaited = 0, wrong = 0; /* awaited: written by the producer thread, read after it joined */
   const int done = split_run (
       *e, kTasks, 2,
-      [&] (int i, const dla::Task &last) {
+      [&] (int i, int last_slot) {
         if (i == 0)
           return dla::Status::Ok ();
         const dla::Status st =
-            e->await_end (last, std::chrono::steady_clock::now () + std::chrono::seconds (10));
+            e->await_end (last_slot, std::chrono::steady_clock::now () + std::chrono::seconds (10));
         awaited += st.ok ();
         return st;
       },
@@ -359,8 +363,8 @@ TEST (EngineFlow, AwaitEndAndWaitOnTwoThreadsEndEachTaskOnce)
     EXPECT_FALSE (e->in_flight (slot)) << "slot " << slot << " left in flight";
 }
 
-/* A task nobody will read (a dropped frame, a failed wave, a submit that failed after queueing):
- * abandon () frees its slot once it ended, without a wait: the next acquire finds it ended,
+/* A task given back in flight, which nobody will read (a dropped frame, a failed wave, a submit that
+ * failed after queueing), frees its slot once it ended, without a wait: the next acquire finds it ended,
  * await_end frees it at once, and one that ended already is free at once. Nothing is left counted
  * on the core. */
 TEST (EngineFlow, AbandonedTaskFreesItsSlotWhenItEnds)
@@ -372,17 +376,18 @@ TEST (EngineFlow, AbandonedTaskFreesItsSlotWhenItEnds)
   const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
   dla::Task a, b, c;
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[1]), &a).ok ());
-  e->abandon (a);
+  a.give_back ();
   EXPECT_EQ (e->acquire (&b).code, dla::Code::kRuntime) << "a 20 ms task still runs: its slot is not free";
   std::this_thread::sleep_for (std::chrono::milliseconds (200));
   ASSERT_TRUE (e->acquire (&b).ok ()) << "ended: the acquire freed it";
-  ASSERT_TRUE (e->submit (b, nullptr).ok ());
-  e->abandon (b);
-  ASSERT_TRUE (e->await_end (b, later ()).ok ());
-  EXPECT_FALSE (e->in_flight (b.slot)) << "abandoned: nobody collects it";
+  ASSERT_TRUE (b.submit (nullptr).ok ());
+  const int b_slot = b.slot ();
+  b.give_back ();
+  ASSERT_TRUE (e->await_end (b_slot, later ()).ok ());
+  EXPECT_FALSE (e->in_flight (b_slot)) << "given back in flight: nobody collects it";
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &c).ok ()) << "await_end freed it";
-  ASSERT_TRUE (e->wait (c, later ()).ok ());
-  e->abandon (c);
+  ASSERT_TRUE (c.wait (later ()).ok ());
+  c.give_back ();
   ASSERT_TRUE (dla_test::run_once (*e, 0, solid (*e, kCorners[3])).ok ()) << "an ended one is free at once";
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 3);
   g_unsetenv ("SWDLA_SERVICE_US");
@@ -404,52 +409,60 @@ TEST (EngineFlow, AwaitEndKeepsEachTaskItsOwnStatus)
   const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
   dla::Task a, b;
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &a).ok ());
-  ASSERT_TRUE (e->await_end (a, later ()).ok ());
+  ASSERT_TRUE (e->await_end (a.slot (), later ()).ok ());
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[5]), &b).ok ());
-  ASSERT_TRUE (e->await_end (b, later ()).ok ());
-  const dla::Status sa = e->wait (a), sb = e->wait (b);
+  ASSERT_TRUE (e->await_end (b.slot (), later ()).ok ());
+  const dla::Status sa = a.wait (), sb = b.wait ();
   g_unsetenv ("SWDLA_TASK_ERROR");
   g_unsetenv ("SWDLA_SERVICE_US");
   EXPECT_TRUE (sa.ok ()) << "the first task's own status: " << sa.message;
-  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 2);
+  EXPECT_EQ (dla_test::argmax (*e, a.slot (), 0, 8), 2);
   EXPECT_EQ (sb.code, dla::Code::kRuntime);
   EXPECT_NE (sb.message.find ("cudlaErrorDlaErrInvalidInput"), std::string::npos) << sb.message;
 }
 
-TEST (EngineFlow, SlotMisuseIsRefused)
+TEST (EngineFlow, TaskMisuseIsRefused)
 {
   REQUIRE_MODEL ("colours");
   std::unique_ptr<dla::Engine> e;
   ASSERT_TRUE (open ("colours", &e, 1).ok ());
   dla::Task task;
-  task.slot = 0;
-  dla::Status st = e->wait (task);
+  dla::Status st = task.submit (nullptr); /* never acquired */
   EXPECT_EQ (st.code, dla::Code::kRuntime);
-  EXPECT_NE (st.message.find ("no task in flight"), std::string::npos) << st.message;
-  st = e->submit (task, nullptr); /* never acquired */
-  EXPECT_EQ (st.code, dla::Code::kRuntime);
-  EXPECT_NE (st.message.find ("was not acquired"), std::string::npos) << st.message;
-  task.slot = 1;
-  EXPECT_EQ (e->submit (task, nullptr).code, dla::Code::kRuntime) << "slot 1 does not exist";
+  EXPECT_NE (st.message.find ("holds no task"), std::string::npos) << st.message;
+  EXPECT_EQ (task.wait ().code, dla::Code::kRuntime);
+  EXPECT_FALSE (task.in_flight ());
   ASSERT_TRUE (e->acquire (&task).ok ());
-  ASSERT_TRUE (e->submit (task, nullptr).ok ()); /* no input event: the input is taken as written */
-  EXPECT_EQ (e->submit (task, nullptr).code, dla::Code::kRuntime) << "double submit";
+  st = task.wait ();
+  EXPECT_EQ (st.code, dla::Code::kRuntime) << "waited before its submit";
+  EXPECT_NE (st.message.find ("no task in flight"), std::string::npos) << st.message;
+  ASSERT_TRUE (task.submit (nullptr).ok ()); /* no input event: the input is taken as written */
+  EXPECT_EQ (task.submit (nullptr).code, dla::Code::kRuntime) << "double submit";
   dla::Task other;
   EXPECT_EQ (e->acquire (&other).code, dla::Code::kRuntime) << "the one slot is in flight";
-  ASSERT_TRUE (e->wait (task).ok ());
-  EXPECT_GE (e->timings (0).dla_ms, 0.f);
-  EXPECT_EQ (e->host_output (0, 1), nullptr);
-  EXPECT_EQ (e->wait (task).code, dla::Code::kRuntime) << "waited twice";
-  /* Ended: the outputs are the caller's until it releases the slot. */
+  ASSERT_TRUE (task.wait ().ok ());
+  EXPECT_GE (task.timings ().dla_ms, 0.f);
+  EXPECT_EQ (task.host_output (1), nullptr);
+  EXPECT_EQ (task.wait ().code, dla::Code::kRuntime) << "waited twice";
+  /* Ended: the outputs are the handle's until it gives the slot back. */
   st = e->acquire (&other);
-  EXPECT_EQ (st.code, dla::Code::kRuntime) << "an ended slot was handed out before its release";
+  EXPECT_EQ (st.code, dla::Code::kRuntime) << "an ended slot was handed out before its give-back";
   EXPECT_NE (st.message.find ("not yet released"), std::string::npos) << st.message;
-  st = e->submit (task, nullptr);
+  st = task.submit (nullptr);
   EXPECT_NE (st.message.find ("release () it"), std::string::npos) << st.message;
-  e->release (task);
-  ASSERT_TRUE (e->acquire (&other).ok ()) << "released: free again";
-  EXPECT_EQ (other.slot, 0);
-  e->release (other);
+  /* Moved: the new owner holds it, the old handle is empty. */
+  dla::Task moved = std::move (task);
+  EXPECT_FALSE (task.valid ());
+  EXPECT_EQ (moved.slot (), 0);
+  {
+    dla::Task dropped = std::move (moved);
+  } /* dropped: the slot goes back */
+  EXPECT_FALSE (moved.valid ());
+  ASSERT_TRUE (e->acquire (&other).ok ()) << "given back when dropped: free again";
+  EXPECT_EQ (other.slot (), 0);
+  other.give_back ();
+  other.give_back (); /* idempotent */
+  EXPECT_FALSE (other.valid ());
 }
 
 /* A wait with a deadline that passes returns kTimeout and leaves the task in flight: it can be
@@ -465,15 +478,15 @@ TEST (EngineFlow, WaitPastTheDeadline)
   unsetenv ("SWDLA_HANG_MS");
   ASSERT_TRUE (st.ok ()) << st.message;
   const auto t0 = std::chrono::steady_clock::now ();
-  const dla::Status late = e->wait (task, t0 + std::chrono::milliseconds (20));
+  const dla::Status late = task.wait (t0 + std::chrono::milliseconds (20));
   EXPECT_EQ (late.code, dla::Code::kTimeout) << late.message;
   EXPECT_LT (std::chrono::steady_clock::now () - t0, std::chrono::milliseconds (250));
   bool done = true;
-  EXPECT_TRUE (e->poll (task, &done).ok ());
+  EXPECT_TRUE (task.poll (&done).ok ());
   EXPECT_FALSE (done) << "still in flight";
   dla::Task other;
   EXPECT_EQ (e->acquire (&other).code, dla::Code::kRuntime) << "still in flight";
-  const dla::Status end = e->wait (task);
+  const dla::Status end = task.wait ();
   ASSERT_TRUE (end.ok ()) << end.message;
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 3);
 }
@@ -489,13 +502,13 @@ TEST (EngineFlow, PollUntilDone)
   bool done = false;
   const auto limit = std::chrono::steady_clock::now () + std::chrono::seconds (10);
   dla::Status st;
-  while (!done && std::chrono::steady_clock::now () < limit && (st = e->poll (task, &done)).ok ())
+  while (!done && std::chrono::steady_clock::now () < limit && (st = task.poll (&done)).ok ())
     std::this_thread::sleep_for (std::chrono::microseconds (100));
   ASSERT_TRUE (st.ok ()) << st.message;
   ASSERT_TRUE (done);
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 5);
   EXPECT_GT (e->timings (0).total_ms, 0.f);
-  EXPECT_EQ (e->poll (task, &done).code, dla::Code::kRuntime) << "polled after its end";
+  EXPECT_EQ (task.poll (&done).code, dla::Code::kRuntime) << "polled after its end";
 }
 
 /* Stage timings come from events on the first two tasks and every kTimingPeriod-th after them, the
@@ -535,11 +548,11 @@ TEST (EngineFlow, WaitForForeignStream)
   dla::Task task;
   ASSERT_TRUE (e->acquire (&task).ok ());
   ASSERT_EQ (cudaMemsetAsync (scratch, 1, big, upstream), cudaSuccess);
-  ASSERT_EQ (cudaMemcpyAsync (task.input, pinned, bytes.size (), cudaMemcpyHostToDevice, upstream),
+  ASSERT_EQ (cudaMemcpyAsync (task.input (), pinned, bytes.size (), cudaMemcpyHostToDevice, upstream),
              cudaSuccess);
   ASSERT_EQ (cudaEventRecord (static_cast<cudaEvent_t> (writer.ready ()), upstream), cudaSuccess);
-  ASSERT_TRUE (e->submit (task, writer.ready ()).ok ());
-  const dla::Status st = e->wait (task);
+  ASSERT_TRUE (task.submit (writer.ready ()).ok ());
+  const dla::Status st = task.wait ();
   ASSERT_TRUE (st.ok ()) << st.message;
   EXPECT_EQ (dla_test::argmax (*e, 0, 0, 8), 6);
   cudaStreamSynchronize (upstream);
@@ -562,12 +575,12 @@ TEST (EngineFlow, TwoCoresAtOnce)
     dla::Task ta, tb;
     ASSERT_TRUE (dla_test::start (*a, solid (*a, kCorners[k]), &ta).ok ());
     ASSERT_TRUE (dla_test::start (*b, solid (*b, kCorners[7 - k]), &tb).ok ());
-    ASSERT_TRUE (a->wait (ta).ok ());
-    ASSERT_TRUE (b->wait (tb).ok ());
+    ASSERT_TRUE (ta.wait ().ok ());
+    ASSERT_TRUE (tb.wait ().ok ());
     EXPECT_EQ (dla_test::argmax (*a, 0, 0, 8), k);
     EXPECT_EQ (dla_test::argmax (*b, 0, 0, 8), 7 - k);
-    a->release (ta);
-    b->release (tb);
+    ta.give_back ();
+    tb.give_back ();
   }
   /* Every core computes the same answer: only swdla's own count shows the core reached the device. */
   EXPECT_EQ (dlainfer_test::swdla_core_tasks (0) - core0, 8);
@@ -607,15 +620,16 @@ TEST (EngineFlow, TasksInFlightSharedOutOverTheCores)
   ASSERT_TRUE (open ("colours", &e, 2, dla::kEveryCore).ok ());
   dla::Task a, b, c;
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[2]), &a).ok ());
-  ASSERT_TRUE (e->wait (a).ok ());
+  ASSERT_TRUE (a.wait ().ok ());
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[4]), &b).ok ());
-  EXPECT_NE (e->core_of (b.slot), e->core_of (a.slot)) << "the core whose one slot is unread took the task";
+  EXPECT_NE (e->core_of (b.slot ()), e->core_of (a.slot ()))
+      << "the core whose one slot is unread took the task";
   EXPECT_EQ (e->acquire (&c).code, dla::Code::kRuntime) << "both slots are busy";
-  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 2) << "the task on the other core touched a's outputs";
-  e->release (a);
-  ASSERT_TRUE (e->wait (b).ok ());
-  EXPECT_EQ (dla_test::argmax (*e, b.slot, 0, 8), 4);
-  e->release (b);
+  EXPECT_EQ (dla_test::argmax (*e, a.slot (), 0, 8), 2) << "the task on the other core touched a's outputs";
+  a.give_back ();
+  ASSERT_TRUE (b.wait ().ok ());
+  EXPECT_EQ (dla_test::argmax (*e, b.slot (), 0, 8), 4);
+  b.give_back ();
 }
 
 TEST (EngineOpenErrors, CoreOutOfRangeNamesTheCount)
@@ -696,7 +710,7 @@ TEST (EngineLifetime, OpenCloseManyTimes)
     if (i % 2) {
       dla::Task task;
       ASSERT_TRUE (e->acquire (&task).ok ());
-      ASSERT_TRUE (e->submit (task, nullptr).ok ()); /* destroyed with a task in flight: drained first */
+      ASSERT_TRUE (task.submit (nullptr).ok ()); /* destroyed with a task in flight: drained first */
     }
   }
 }
@@ -734,7 +748,7 @@ TEST (EngineFlow, AfterTaskFailureNamesItsWork)
   e->set_after_task (after);
   dla::Task task;
   ASSERT_TRUE (e->acquire (&task).ok ());
-  const dla::Status st = e->submit (task, nullptr);
+  const dla::Status st = task.submit (nullptr);
   EXPECT_EQ (calls, 1);
   EXPECT_EQ (st.code, dla::Code::kRuntime) << st.message;
   EXPECT_NE (st.message.find ("the test's work failed (DLA core 0): cudaErrorInvalidValue"),
@@ -763,7 +777,7 @@ TEST_F (Faults, SubmitFailsWithItsStatus)
   setenv ("SWDLA_FAIL_CALL", "cudlaSubmitTask:1:cudlaErrorUmd", 1);
   dla::Task task;
   ASSERT_TRUE (e->acquire (&task).ok ());
-  const dla::Status st = e->submit (task, nullptr);
+  const dla::Status st = task.submit (nullptr);
   EXPECT_EQ (st.code, dla::Code::kRuntime);
   EXPECT_NE (st.message.find ("cudlaSubmitTask failed: cudlaErrorUmd (7)"), std::string::npos) << st.message;
   unsetenv ("SWDLA_FAIL_CALL");
@@ -783,17 +797,17 @@ TEST_F (Faults, RefusedSubmitGivesTheSpareBack)
   const auto later = [] { return std::chrono::steady_clock::now () + std::chrono::seconds (5); };
   dla::Task a, refused, c;
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[3]), &a).ok ());
-  ASSERT_TRUE (e->await_end (a, later ()).ok ());
+  ASSERT_TRUE (e->await_end (a.slot (), later ()).ok ());
   setenv ("SWDLA_FAIL_CALL", "cudlaSubmitTask:1:cudlaErrorUmd", 1);
   ASSERT_TRUE (e->acquire (&refused).ok ());
-  EXPECT_EQ (e->submit (refused, nullptr).code, dla::Code::kRuntime);
+  EXPECT_EQ (refused.submit (nullptr).code, dla::Code::kRuntime);
   unsetenv ("SWDLA_FAIL_CALL");
   ASSERT_TRUE (dla_test::start (*e, solid (*e, kCorners[6]), &c).ok ());
-  EXPECT_NE (c.slot, a.slot) << "the slot whose outputs are still to be read was handed out";
-  ASSERT_TRUE (e->wait (a, later ()).ok ());
-  EXPECT_EQ (dla_test::argmax (*e, a.slot, 0, 8), 3);
-  ASSERT_TRUE (e->wait (c, later ()).ok ());
-  EXPECT_EQ (dla_test::argmax (*e, c.slot, 0, 8), 6);
+  EXPECT_NE (c.slot (), a.slot ()) << "the slot whose outputs are still to be read was handed out";
+  ASSERT_TRUE (a.wait (later ()).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, a.slot (), 0, 8), 3);
+  ASSERT_TRUE (c.wait (later ()).ok ());
+  EXPECT_EQ (dla_test::argmax (*e, c.slot (), 0, 8), 6);
   unsetenv ("SWDLA_SERVICE_US");
 }
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "common/numeric.h"
 #include "dla/cuda_resources.h"
 #include "dla/engine.h"
 #include "dla/primary_context.h"
-#include "common/numeric.h"
 #include "test_support.h"
 
 namespace dla_test {
@@ -145,11 +145,11 @@ inline dla::Status start (dla::Engine &e, const std::vector<uint8_t> &bytes, dla
   if (!st.ok ())
     return st;
   InputWriter writer (e);
-  if (!writer.write (task->input, bytes)) {
-    e.release (*task);
+  if (!writer.write (task->input (), bytes)) {
+    task->give_back ();
     return dla::Status::Error (dla::Code::kRuntime, "upload failed");
   }
-  return e.submit (*task, writer.ready ());
+  return task->submit (writer.ready ());
 }
 
 /* start -> wait -> release on one slot (the one the engine hands out must be `slot`). One thread:
@@ -160,12 +160,12 @@ inline dla::Status run_once (dla::Engine &e, int slot, const std::vector<uint8_t
   dla::Status st = start (e, bytes, &task);
   if (!st.ok ())
     return st;
-  if (task.slot != slot)
+  if (task.slot () != slot)
     return dla::Status::Error (
         dla::Code::kRuntime,
-        "the engine handed out slot " + std::to_string (task.slot) + ", not " + std::to_string (slot));
-  st = e.wait (task);
-  e.release (task);
+        "the engine handed out slot " + std::to_string (task.slot ()) + ", not " + std::to_string (slot));
+  st = task.wait ();
+  task.give_back ();
   return st;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every cudlaStatus value has its name and number; hardware errors in hex; unknowns as numbers. */
-#include "dla/fatal.h"
 #include "dla/status_names.h"
 
 #include <gtest/gtest.h>
+
+#include "dla/fatal.h"
 
 namespace {
 

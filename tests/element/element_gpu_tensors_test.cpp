@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/numeric.h"
 #include "cpu_executor.h"
 #include "gpu_support.h"
 #include "gst/meta/gstdlatensormeta.h"
-#include "common/numeric.h"
 #include "model.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)

@@ -12,10 +12,10 @@
 #include <cstring>
 #include <utility>
 
-#include "gst/meta/gstdlaobject.h"
-#include "gst/objects/object_output.h"
 #include "common/numeric.h"
 #include "common/tensor_layout.h"
+#include "gst/meta/gstdlaobject.h"
+#include "gst/objects/object_output.h"
 #include "objects_test_support.h"
 
 namespace {

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/numeric.h"
 #include "gpu_support.h"
 #include "gst/meta/gstdlatensormeta.h"
-#include "common/numeric.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
 #include <gst/analytics/analytics.h>

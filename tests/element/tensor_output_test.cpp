@@ -14,11 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include "common/numeric.h"
 #include "gst/meta/gstdlatensormeta.h"
 #include "gst/modelinfo/modelinfo.h"
 #include "gst/outputs/dump.h"
 #include "gst/outputs/tensor_output.h"
-#include "common/numeric.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
 #include <gst/analytics/analytics.h>

@@ -13,9 +13,9 @@
 #include <ostream>
 #include <vector>
 
-#include "host/depad.h"
 #include "common/numeric.h"
 #include "common/tensor_layout.h"
+#include "host/depad.h"
 
 namespace {
 

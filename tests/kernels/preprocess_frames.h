@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/numeric.h"
-#include "kernels/preprocess.h"
 #include "common/tensor_layout.h"
+#include "kernels/preprocess.h"
 
 namespace preprocess_test {
 

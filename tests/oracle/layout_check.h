@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "dla_formats.h"
 #include "common/tensor_layout.h"
+#include "dla_formats.h"
 
 namespace layout_check {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "dla_formats.h"
 #include "common/tensor_layout.h"
+#include "dla_formats.h"
 #include "layout_check.h"
 
 namespace {

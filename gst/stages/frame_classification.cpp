@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gst-dlainfer: inference-region=full-frame. A frame's plan is one region, the whole frame, in one
+ * task, or none when `interval` carries the last result; its result is the buffer's classification
+ * (outputs/classification.h), its raw tensors (outputs/tensor_output.h) and the element message. */
+#include <chrono>
+
+#include "gst/gstdlainfer-private.h"
+#include "gst/interval.h"
+#include "gst/stages/frame_stage.h"
+
+#define GST_CAT_DEFAULT gst_dla_infer_debug
+
+namespace dlainfer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class FrameClassification final : public FrameStage {
+ public:
+  bool objects () const override { return false; }
+  void reset () override { interval_.reset (); }
+
+  InFlight::Wait plan (GstDlaInfer *, PendingFrame &f, const FrameSettings &s,
+                       const objects::WorkPlan **plan) override
+  {
+    if (interval_.infer_now (s.interval)) {
+      interval_.inferred ();
+      *plan = &whole_frame_;
+    } else {
+      f.age = interval_.age ();
+      *plan = &nothing_;
+    }
+    return InFlight::Wait::kReady;
+  }
+
+  dla::Status write (GstDlaInfer *self, PendingFrame &f, const objects::WorkPlan &, size_t,
+                     const std::vector<dla::Task> &tasks, const preprocess::Params &pre,
+                     void **ready) override
+  {
+    GstDlaInferPrivate *priv = self->priv;
+    /* Mapped for the kernel's launch only: the queued frame keeps the buffer (and its memory)
+     * alive until the task that read it has ended. */
+    MappedFrame frame;
+    return priv->input.write (GST_ELEMENT (self), priv->cuda, f.buffer, tasks[0],
+                              priv->model->plan.input_view, pre, &frame, ready);
+  }
+  const char *write_step () const override { return "writing the model input"; }
+
+  /* The post-processing, the stage timings, the raw tensors. */
+  void read (GstDlaInfer *self, PendingFrame &f, Reader) override
+  {
+    GstDlaInferPrivate *priv = self->priv;
+    if (!f.inferred ())
+      return;
+    const dla::Task &task = f.tasks[0].task;
+    const dla::SlotTimings t = task.timings ();
+    const auto post_start = Clock::now ();
+    priv->output.classify (priv->model->plan.output_view, task.host_output (0),
+                           priv->tensors.class_scores (task.slot ()), f.post, t.dla_core);
+    const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
+    priv->stats.inferred (priv->input.preprocess_ms (task), t.dla_ms, post_ms, t.total_ms, f.graphed,
+                          t.dla_core, t.busy_ms);
+    priv->tensors.attach (GST_ELEMENT (self), f.buffer, *priv->model->engine, task.slot ());
+  }
+
+  void publish (GstDlaInfer *self, PendingFrame &f) override
+  {
+    GstDlaInferPrivate *priv = self->priv;
+    if (!f.inferred ()) {
+      priv->output.attach (GST_OBJECT (self), f.buffer, true, f.age);
+      priv->stats.skipped ();
+      return;
+    }
+    priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
+    if (f.post_messages)
+      priv->output.post (GST_ELEMENT (self), f.buffer, &f.segment);
+    if (!priv->output.empty ())
+      GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
+                      priv->output.best_label (), double (priv->output.best_confidence ()));
+  }
+
+ private:
+  Interval interval_; /* streaming thread */
+  const objects::WorkPlan whole_frame_{{}, {{0, 1, 0}}, 1};
+  const objects::WorkPlan nothing_{};
+};
+
+}  // namespace
+
+std::unique_ptr<FrameStage> make_frame_classification ()
+{
+  return std::make_unique<FrameClassification> ();
+}
+
+}  // namespace dlainfer
