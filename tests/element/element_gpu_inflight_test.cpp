@@ -25,15 +25,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kW = 64, kH = 48;
 const std::string kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 
-class Inflight : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Inflight = SwdlaTest;
 
 std::string infer (const std::string &extra = "")
 {

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/numeric.h"
 #include "cpu_executor.h"
 #include "gpu_support.h"
 #include "gst/meta/gstdlatensormeta.h"
-#include "common/numeric.h"
 #include "model.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 26, 0)
@@ -192,15 +192,7 @@ Frame run_frame (const std::string &name, const std::string &props)
   return f;
 }
 
-class Tensors : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Tensors = SwdlaTest;
 
 struct Case {
   const char *model;
