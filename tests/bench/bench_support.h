@@ -158,7 +158,7 @@ class SwdlaBench : public testing::Test {
     frames_ = std::make_unique<Frames> (k);
     ASSERT_EQ (frames_->error (), "");
   }
-  const Frames &rendered () const { return *frames_; }
+  Frames &rendered () { return *frames_; }
 
  private:
   std::unique_ptr<Frames> frames_;

@@ -64,7 +64,7 @@ TEST_F (Objects, SixteenObjectsBatchSixteen)
   ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_NUM_CORES", "1"},
                                    {"SWDLA_SERVICE_US", std::to_string (kServiceUs)},
                                    {"SWDLA_SERVICE_PER_ITEM_US", std::to_string (kPerItemUs)}}));
-  const bench::Frames &frames = rendered ();
+  bench::Frames &frames = rendered (); /* add_objects writes its metas */
   const guint64 n = 1200;
   /* The objects go on the frames before every run: full-frame mode reads no ROI meta (only
    * roi-list collects objects), but the bench's per-frame gst_buffer_copy copies the 16 metas, and
