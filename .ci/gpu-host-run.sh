@@ -110,7 +110,7 @@ for id in $BUILDS; do
       # The element end to end (kernel, swdla's kernels, copies) on every format and a 4K frame, the
       # geometry models, renegotiation and the run-time failures, and a flush with tasks in flight
       # (no task may touch freed memory); the rest repeats these paths.
-      GTEST_FILTER='*Colours.*:ElementGpu.Quadrants*:ElementGpu.Readout*:ElementGpu.Renegotiates*:ElementGpu.TaskError*:ElementGpu.HungTask*:Surface.Int8*:Inflight.FlushPushesNoneOfTheFramesInFlight:Inflight.TaskErrorWithTasksInFlight' \
+      GTEST_FILTER='*Colours.*:ElementGpu.Quadrants*:ElementGpu.Readout*:ElementGpu.Renegotiates*:ElementGpu.TaskError*:ElementGpu.HungTask*:Surface.Int8*:InFlight.FlushPushesNoneOfTheFramesInFlight:InFlight.TaskErrorWithTasksInFlight' \
         meson test -C build --no-rebuild --verbose -t 20 --wrapper "$sanitizer --tool memcheck --error-exitcode 9" \
         element-gpu element-gpu-surface element-gpu-inflight > "$OUT/sanitizer-element.txt" 2>&1
       echo "rc=$?" >> "$OUT/sanitizer-element.txt"

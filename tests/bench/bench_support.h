@@ -17,8 +17,11 @@
 
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gst/meta/gstdlameta.h"
@@ -133,6 +136,32 @@ class Frames {
   GstCaps *caps_ = nullptr;
   std::vector<GstBuffer *> frames_;
   std::string why_;
+};
+
+/* The preamble of every benchmark on swdla. SetUp fails the test at once (never skips), naming
+ * what is missing, without swdla or its models; start () sets the test's swdla variables (they
+ * stay set) and then pre-renders the frames through swdla, failing fatally when it cannot: call it
+ * in ASSERT_NO_FATAL_FAILURE. A suite takes it under its own name: `using Soak = bench::SwdlaBench;`. */
+class SwdlaBench : public testing::Test {
+ protected:
+  using Vars = std::initializer_list<std::pair<const char *, std::string>>;
+  void SetUp () override
+  {
+    const std::string why = swdla_missing ();
+    if (!why.empty ())
+      GTEST_FAIL () << why;
+  }
+  void start (Vars vars, int k = 16)
+  {
+    for (const auto &v : vars)
+      g_setenv (v.first, v.second.c_str (), TRUE);
+    frames_ = std::make_unique<Frames> (k);
+    ASSERT_EQ (frames_->error (), "");
+  }
+  Frames &rendered () { return *frames_; }
+
+ private:
+  std::unique_ptr<Frames> frames_;
 };
 
 struct Result {

@@ -156,15 +156,12 @@ void print_floor (const std::vector<Row> &rows)
 
 }  // namespace
 
-TEST (BusyDla, OneCoreDefaultAndOneInFlight)
+using BusyDla = bench::SwdlaBench;
+
+TEST_F (BusyDla, OneCoreDefaultAndOneInFlight)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
-  g_setenv ("SWDLA_NUM_CORES", "1", TRUE);
-  g_setenv ("SWDLA_SERVICE_US", "0", TRUE);
-  bench::Frames frames (16);
-  ASSERT_EQ (frames.error (), "");
+  ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_NUM_CORES", "1"}, {"SWDLA_SERVICE_US", "0"}}));
+  const bench::Frames &frames = rendered ();
   std::vector<Row> rows;
   for (bool costly : {false, true})
     for (int service : {2000, 1000, 500})
@@ -243,14 +240,10 @@ void print_cores (const std::vector<CoresRow> &rows)
 
 }  // namespace
 
-TEST (BusyDla, TwoCoresFromOneElement)
+TEST_F (BusyDla, TwoCoresFromOneElement)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
-  g_setenv ("SWDLA_NUM_CORES", "2", TRUE);
-  bench::Frames frames (16);
-  ASSERT_EQ (frames.error (), "");
+  ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_NUM_CORES", "2"}}));
+  const bench::Frames &frames = rendered ();
   std::vector<CoresRow> rows;
   for (int service : {2000, 1000}) {
     CoresRow row{service, run_cores (frames, service, "0"), run_cores (frames, service, "-1")};

@@ -102,14 +102,12 @@ void print_split_floor (const Spread &floor, const Spread &rest, const Spread &h
 
 }  // namespace
 
-TEST (HostOverhead, DlainferAgainstIdentity)
+using HostOverhead = bench::SwdlaBench;
+
+TEST_F (HostOverhead, DlainferAgainstIdentity)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
-  g_setenv ("SWDLA_SERVICE_US", "0", TRUE);
-  bench::Frames frames (16);
-  ASSERT_EQ (frames.error (), "");
+  ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_SERVICE_US", "0"}}));
+  const bench::Frames &frames = rendered ();
   /* 10 000 frames each, in rounds that alternate identity and dlainfer: on a shared machine the
    * load drifts, and a difference taken between neighbouring rounds cancels most of it. */
   constexpr int kRounds = 10;

@@ -132,11 +132,10 @@ Row run_live (int fps, int seconds, bool sync = false)
 
 }  // namespace
 
-TEST (LiveLatency, FiveAndThirtyFps)
+using LiveLatency = bench::SwdlaBench;
+
+TEST_F (LiveLatency, FiveAndThirtyFps)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
   g_setenv ("SWDLA_NUM_CORES", "1", TRUE);
   g_setenv ("SWDLA_SERVICE_US", std::to_string (kServiceUs).c_str (), TRUE);
   std::vector<Row> rows = {run_live (5, 20), run_live (30, 10), run_live (30, 10, true)};

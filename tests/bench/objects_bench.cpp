@@ -57,16 +57,14 @@ void print_threads (const std::pair<const char *, const bench::Result *> (&runs)
 
 }  // namespace
 
-TEST (Objects, SixteenObjectsBatchSixteen)
+using Objects = bench::SwdlaBench;
+
+TEST_F (Objects, SixteenObjectsBatchSixteen)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
-  g_setenv ("SWDLA_NUM_CORES", "1", TRUE);
-  g_setenv ("SWDLA_SERVICE_US", std::to_string (kServiceUs).c_str (), TRUE);
-  g_setenv ("SWDLA_SERVICE_PER_ITEM_US", std::to_string (kPerItemUs).c_str (), TRUE);
-  bench::Frames frames (16);
-  ASSERT_EQ (frames.error (), "");
+  ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_NUM_CORES", "1"},
+                                   {"SWDLA_SERVICE_US", std::to_string (kServiceUs)},
+                                   {"SWDLA_SERVICE_PER_ITEM_US", std::to_string (kPerItemUs)}}));
+  bench::Frames &frames = rendered (); /* add_objects writes its metas */
   const guint64 n = 1200;
   /* The objects go on the frames before every run: full-frame mode reads no ROI meta (only
    * roi-list collects objects), but the bench's per-frame gst_buffer_copy copies the 16 metas, and

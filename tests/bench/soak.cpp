@@ -38,14 +38,12 @@ Trend trend (const std::vector<double> &frames, const std::vector<double> &v, do
 
 }  // namespace
 
-TEST (Soak, HundredThousandFramesFlatMemory)
+using Soak = bench::SwdlaBench;
+
+TEST_F (Soak, HundredThousandFramesFlatMemory)
 {
-  const std::string why = bench::swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
-  g_setenv ("SWDLA_SERVICE_US", "0", TRUE);
-  bench::Frames frames (16);
-  ASSERT_EQ (frames.error (), "");
+  ASSERT_NO_FATAL_FAILURE (start ({{"SWDLA_SERVICE_US", "0"}}));
+  const bench::Frames &frames = rendered ();
   std::vector<double> at, rss, gpu;
   const guint64 n = 100000;
   const bench::Result r = bench::run (

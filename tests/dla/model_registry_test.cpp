@@ -33,7 +33,8 @@ using Registry = dla::ModelRegistry<FakeEngine>;
 dla::SharerSettings user (const std::string &name, const std::string &model, const std::string &core = "")
 {
   return {name,
-          {{"model", model, !model.empty ()}, {"dla-core", core.empty () ? "0" : core, !core.empty ()}}};
+          {{"model", model, !model.empty ()}, {"dla-core", core.empty () ? "0" : core, !core.empty ()}},
+          {}};
 }
 
 class ModelRegistry : public testing::Test {

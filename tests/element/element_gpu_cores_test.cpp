@@ -23,15 +23,7 @@ using namespace element_gpu;
 constexpr int kW = 64, kH = 48;
 const std::string kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 
-class Cores : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Cores = SwdlaTest;
 
 std::string infer (const std::string &extra)
 {

@@ -8,11 +8,10 @@ namespace {
 
 using namespace element_gpu;
 
-TEST (ElementFatal, ExternalDeviceErrorStopsEverything)
+using ElementFatal = SwdlaTest;
+
+TEST_F (ElementFatal, ExternalDeviceErrorStopsEverything)
 {
-  const std::string why = swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
   g_setenv ("SWDLA_EXTERNAL_DEVICE_ERROR", "3", TRUE); /* the 2nd frame's: task 1 is the warm-up */
   /* Several tasks in flight behind it, each long enough that the host reads the DLA's per-device
    * error state before the next task ends and overwrites it. */

@@ -25,15 +25,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kW = 64, kH = 48;
 const std::string kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 
-class Inflight : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using InFlight = SwdlaTest;
 
 std::string infer (const std::string &extra = "")
 {
@@ -151,7 +143,7 @@ void run_in_order (int max_in_flight, guint64 n)
   gst_harness_teardown (h);
 }
 
-TEST_F (Inflight, OrderAndIdentityAtEveryMaxInFlight)
+TEST_F (InFlight, OrderAndIdentityAtEveryMaxInFlight)
 {
   for (int m = 1; m <= 8; ++m) {
     SCOPED_TRACE ("max-in-flight=" + std::to_string (m));
@@ -165,7 +157,7 @@ TEST_F (Inflight, OrderAndIdentityAtEveryMaxInFlight)
 /* max-in-flight=1 submits the next task the moment the DLA ends one, into the engine's spare slot,
  * while the src task still reads the last: never while it runs. swdla refuses a second task queued
  * on its handle, so a streaming thread that submitted early would fail the stream. */
-TEST_F (Inflight, OneInFlightNeverQueuesASecondTask)
+TEST_F (InFlight, OneInFlightNeverQueuesASecondTask)
 {
   SwdlaEnv limit ({{"SWDLA_QUEUE_LIMIT", "1"}, {"SWDLA_QUEUE_FULL", "fail"}});
   run_in_order (1, 1000);
@@ -173,7 +165,7 @@ TEST_F (Inflight, OneInFlightNeverQueuesASecondTask)
 
 /* `interval`: skipped frames go through the same queue and carry the nearest preceding inferred
  * frame's result (in input order), with its age. */
-TEST_F (Inflight, SkippedFramesCarryThePrecedingResult)
+TEST_F (InFlight, SkippedFramesCarryThePrecedingResult)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "500"}, {"SWDLA_SERVICE_JITTER_PCT", "50"}});
   GstHarness *h = harness ("max-in-flight=4 interval=2");
@@ -197,7 +189,7 @@ TEST_F (Inflight, SkippedFramesCarryThePrecedingResult)
 
 /* ---- drains ---- */
 
-TEST_F (Inflight, EosDrainsEveryFrame)
+TEST_F (InFlight, EosDrainsEveryFrame)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "2000"}});
   const int n = 300;
@@ -218,7 +210,7 @@ TEST_F (Inflight, EosDrainsEveryFrame)
 }
 
 /* The DRAIN query returns once every frame before it was pushed. */
-TEST_F (Inflight, DrainQueryWaitsForTheFramesInFlight)
+TEST_F (InFlight, DrainQueryWaitsForTheFramesInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}});
   const Frames frames;
@@ -233,7 +225,7 @@ TEST_F (Inflight, DrainQueryWaitsForTheFramesInFlight)
 }
 
 /* New caps mid-stream: the frames of the old caps are pushed before the CAPS event passes. */
-TEST_F (Inflight, CapsChangeDrainsFirst)
+TEST_F (InFlight, CapsChangeDrainsFirst)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}});
   const Frames frames;
@@ -254,7 +246,7 @@ TEST_F (Inflight, CapsChangeDrainsFirst)
 /* ---- flushing and state changes ---- */
 
 /* A flush while tasks are in flight pushes none of them; the stream goes on after it. */
-TEST_F (Inflight, FlushPushesNoneOfTheFramesInFlight)
+TEST_F (InFlight, FlushPushesNoneOfTheFramesInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "200000"}});
   const Frames frames;
@@ -293,7 +285,7 @@ long rss_kib ()
 
 /* PLAYING -> NULL with tasks in flight, 100 times: every change succeeds, nothing hangs, host memory
  * stays flat (measured from the 10th cycle, when caches and pools exist). */
-TEST_F (Inflight, PlayingToNullWithTasksInFlight)
+TEST_F (InFlight, PlayingToNullWithTasksInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "2000"}, {"SWDLA_SERVICE_JITTER_PCT", "20"}});
   Pipeline p ("videotestsrc ! " + kCaps + " ! " + infer ("max-in-flight=4") + " ! fakesink sync=false");
@@ -355,7 +347,7 @@ GstFlowReturn push_until_refused (GstHarness *h, int max_frames, int *pushed)
   return GST_FLOW_OK;
 }
 
-TEST_F (Inflight, DownstreamEosAndFlushingReachUpstream)
+TEST_F (InFlight, DownstreamEosAndFlushingReachUpstream)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   for (GstFlowReturn flow : {GST_FLOW_EOS, GST_FLOW_FLUSHING}) {
@@ -378,7 +370,7 @@ TEST_F (Inflight, DownstreamEosAndFlushingReachUpstream)
   }
 }
 
-TEST_F (Inflight, NotLinkedReachesUpstreamAndIsPosted)
+TEST_F (InFlight, NotLinkedReachesUpstreamAndIsPosted)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   GstElement *e = gst_element_factory_make ("dlainfer", "infer");
@@ -410,7 +402,7 @@ TEST_F (Inflight, NotLinkedReachesUpstreamAndIsPosted)
 /* After a tee the buffer is shared: the element infers on its own copy; the other branch's
  * buffers carry no result. The samples are pulled after EOS, so the appsinks must not hold EOS
  * back until they are pulled (wait-on-eos, on by default). */
-TEST_F (Inflight, UpstreamTeeSharesBuffers)
+TEST_F (InFlight, UpstreamTeeSharesBuffers)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   const int n = 200;
@@ -434,7 +426,7 @@ TEST_F (Inflight, UpstreamTeeSharesBuffers)
 }
 
 /* LATENCY: upstream's plus at least one task's time (the warm-up's, times max-in-flight). */
-TEST_F (Inflight, LatencyAddsAtLeastATask)
+TEST_F (InFlight, LatencyAddsAtLeastATask)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "5000"}});
   Pipeline p ("videotestsrc is-live=true ! " + kCaps + " ! " + infer ("max-in-flight=2") +
@@ -477,7 +469,7 @@ GstPadProbeReturn propose_pool (GstPad *, GstPadProbeInfo *info, gpointer)
 }
 
 /* ALLOCATION: upstream's pools hold max-in-flight more buffers. */
-TEST_F (Inflight, AllocationAddsMaxInFlightToMinBuffers)
+TEST_F (InFlight, AllocationAddsMaxInFlightToMinBuffers)
 {
   for (bool downstream_pool : {false, true}) {
     SCOPED_TRACE (downstream_pool ? "downstream proposes min 3 max 6" : "downstream proposes no pool");
@@ -506,7 +498,7 @@ TEST_F (Inflight, AllocationAddsMaxInFlightToMinBuffers)
 }
 
 /* max-in-flight=1 holds one frame more: the one whose task the spare slot takes. */
-TEST_F (Inflight, AllocationCountsTheSpareSlotOfOneInFlight)
+TEST_F (InFlight, AllocationCountsTheSpareSlotOfOneInFlight)
 {
   GstHarness *h = harness ("max-in-flight=1");
   GstCaps *caps = gst_caps_from_string (kCaps.c_str ());
@@ -523,7 +515,7 @@ TEST_F (Inflight, AllocationCountsTheSpareSlotOfOneInFlight)
 
 /* Upstream's pool holds 2 buffers, fewer than max-in-flight: frames still flow (the src task
  * pushes as tasks end, without waiting for the next input). */
-TEST_F (Inflight, SmallFixedUpstreamPoolDoesNotDeadlock)
+TEST_F (InFlight, SmallFixedUpstreamPoolDoesNotDeadlock)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "1000"}});
   GstBufferPool *pool = gst_video_buffer_pool_new ();
@@ -628,7 +620,7 @@ int fail_with_tasks_in_flight (const std::string &extra, const std::string &expe
   return frames;
 }
 
-TEST_F (Inflight, TaskErrorWithTasksInFlight)
+TEST_F (InFlight, TaskErrorWithTasksInFlight)
 {
   /* Task 6 is the 5th frame's (task 1: the warm-up at start). */
   /* 20 ms a task: the 4th frame's wait reads cudlaGetLastError long before the 5th task ends. */
@@ -639,7 +631,7 @@ TEST_F (Inflight, TaskErrorWithTasksInFlight)
 
 /* A hung task: the error at task-timeout; the stop ends within task-timeout + 1 s (asserted here
  * as an order of magnitude). */
-TEST_F (Inflight, HungTaskWithTasksInFlight)
+TEST_F (InFlight, HungTaskWithTasksInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "20000"}, {"SWDLA_HANG_MS", "4:60000"}});
   EXPECT_EQ (
@@ -648,7 +640,7 @@ TEST_F (Inflight, HungTaskWithTasksInFlight)
 }
 
 /* swdla refuses the 2nd task queued on the handle: the refused submit is named. */
-TEST_F (Inflight, RefusedSubmitWithTasksInFlight)
+TEST_F (InFlight, RefusedSubmitWithTasksInFlight)
 {
   SwdlaEnv env ({{"SWDLA_SERVICE_US", "5000"}, {"SWDLA_QUEUE_LIMIT", "1"}, {"SWDLA_QUEUE_FULL", "fail"}});
   fail_with_tasks_in_flight ("", "cudlaSubmitTask", 10.0);

@@ -27,15 +27,7 @@ using namespace element_gpu;
 constexpr int kW = 320, kH = 240;
 const std::string kCaps = "video/x-raw,format=RGBA,width=320,height=240,framerate=30/1";
 
-class Objects : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Objects = SwdlaTest;
 
 /* A box of the frame, painted with colour `colour` (kColours), typed and optionally tracked. */
 struct Box {

@@ -29,15 +29,7 @@ using namespace element_gpu;
 constexpr int kW = 64, kH = 48;
 const std::string kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 
-class Share : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Share = SwdlaTest;
 
 /* A dlainfer named `name` in a harness; `extra`: its other properties. */
 GstHarness *sharer (const std::string &name, const std::string &extra)

@@ -21,15 +21,14 @@ namespace {
 
 using namespace element_gpu;
 
-TEST (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
+using UpstreamStream = SwdlaTest;
+
+TEST_F (UpstreamStream, ThousandFramesWrittenOnAnotherStreamAreNeverStale)
 {
 #if !GST_CHECK_VERSION(1, 24, 0)
   GTEST_SKIP () << "GstCudaStream exists from GStreamer 1.24; this build has " << GST_VERSION_MAJOR << "."
                 << GST_VERSION_MINOR;
 #else
-  const std::string why = swdla_missing ();
-  if (!why.empty ())
-    GTEST_FAIL () << why;
   ASSERT_TRUE (gst_cuda_load_library ());
   GstHarness *h = gst_harness_new_parse (
       ("dlainfer name=infer model=" + model ("colours") + " labels=" + labels_of ("colours")).c_str ());

@@ -25,15 +25,7 @@ namespace {
 
 using namespace element_gpu;
 
-class Surface : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Surface = SwdlaTest;
 
 uint32_t rgb (int r, int g, int b)
 {

@@ -192,15 +192,7 @@ Frame run_frame (const std::string &name, const std::string &props)
   return f;
 }
 
-class Tensors : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using Tensors = SwdlaTest;
 
 struct Case {
   const char *model;

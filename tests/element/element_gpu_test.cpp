@@ -27,15 +27,7 @@ namespace {
 
 using namespace element_gpu;
 
-class ElementGpu : public testing::Test {
- protected:
-  void SetUp () override
-  {
-    const std::string why = swdla_missing ();
-    if (!why.empty ())
-      GTEST_FAIL () << why;
-  }
-};
+using ElementGpu = SwdlaTest;
 
 #define REQUIRE_CUDAUPLOAD()                                                       \
   do {                                                                             \

@@ -16,7 +16,9 @@
 #endif
 
 namespace element_gpu {
+namespace {
 
+/* Why the swdla end-to-end tests cannot run here, or "" when they can. */
 std::string swdla_missing ()
 {
   const char *lib = g_getenv ("DLAINFER_CUDLA_LIBRARY");
@@ -31,6 +33,15 @@ std::string swdla_missing ()
            "GST_DEBUG=GST_PLUGIN_LOADING:4)";
   gst_object_unref (f);
   return "";
+}
+
+}  // namespace
+
+void SwdlaTest::SetUp ()
+{
+  const std::string why = swdla_missing ();
+  if (!why.empty ())
+    GTEST_FAIL () << why;
 }
 
 bool have_element (const char *factory)

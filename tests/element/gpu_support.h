@@ -44,8 +44,14 @@ inline constexpr Colour kColours[8] = {{"black", 0x000000}, {"white", 0xffffff},
 /* The GstCudaContext an element answers a context query with (a ref), or nullptr. */
 GstCudaContext *element_context (GstElement *element);
 
-/* Why the swdla end-to-end tests cannot run here, or "" when they can. */
-std::string swdla_missing ();
+/* The fixture of every end-to-end test on swdla: a test fails at once (never skips), naming what
+ * is missing, without swdla, its models or the plugin. A suite takes it under its own name:
+ * `using Cores = SwdlaTest;`. */
+class SwdlaTest : public testing::Test {
+ protected:
+  void SetUp () override;
+};
+
 bool have_element (const char *factory);
 /* cudaupload is there; a failure of the current test (not a silent system-memory run) when not. */
 bool cudaupload_available ();

@@ -64,8 +64,11 @@ GstSample *first_sample (const char *desc, GstCudaContext *ctx)
 }
 
 /* Whether the test below found cudaupload's memory on a stream and ordered after it: the next test
- * reports a SKIP with the reason when that branch did not run (never a silent pass). */
+ * reports a SKIP with the reason when that branch did not run (never a silent pass). Only GStreamer
+ * >= 1.24 has that branch. */
+#if GST_CHECK_VERSION(1, 24, 0)
 bool upload_carried_a_stream = false;
+#endif
 
 TEST (OneContext, CudaUploadAdoptsPrimaryContextAndOurKernelReadsTheFrame)
 {

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -16,15 +15,11 @@
 
 namespace {
 
+using swdla_test::Clock;
 using swdla_test::Env;
+using swdla_test::ms_since;
 using swdla_test::Session;
 using swdla_test::Stream;
-using Clock = std::chrono::steady_clock;
-
-double ms_since (Clock::time_point t0)
-{
-  return std::chrono::duration<double, std::milli> (Clock::now () - t0).count ();
-}
 
 TEST (SwdlaExecutor, IdentifiesItself)
 {

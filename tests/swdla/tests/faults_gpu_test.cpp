@@ -4,22 +4,16 @@
  * external-device error poisons the process: external_error_gpu_test.cpp.) */
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "gpu_helpers.h"
 
 namespace {
 
+using swdla_test::Clock;
 using swdla_test::describe;
 using swdla_test::Env;
+using swdla_test::ms_since;
 using swdla_test::Session;
 using swdla_test::Stream;
-using Clock = std::chrono::steady_clock;
-
-double ms_since (Clock::time_point t0)
-{
-  return std::chrono::duration<double, std::milli> (Clock::now () - t0).count ();
-}
 
 TEST (SwdlaFaults, NthCallFailsWithTheGivenStatus)
 {

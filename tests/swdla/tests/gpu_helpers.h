@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,13 @@ std::vector<uint8_t> cpu_output (const swdla::Model &m, const std::vector<std::v
  * requires every pad byte of `got` to be zero. Empty string when equal, else the first mismatches. */
 std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8_t> &got,
                              const std::vector<uint8_t> &want);
+
+/* Milliseconds since `t0`, for the tests that time a task or a timeout. */
+using Clock = std::chrono::steady_clock;
+inline double ms_since (Clock::time_point t0)
+{
+  return std::chrono::duration<double, std::milli> (Clock::now () - t0).count ();
+}
 
 /* A stream created non-blocking, destroyed at scope end. */
 class Stream {
