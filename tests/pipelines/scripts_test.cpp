@@ -352,3 +352,69 @@ TEST (BuildLoadable, Errors)
     EXPECT_EQ (b.build_call, "") << "trtexec was asked to build";
   }
 }
+
+namespace {
+
+/* demo.sh with DEMO_PROBE_ROOT standing in for / and BUILD_DIR a folder that must stay absent (the
+ * probe comes before any install or build). */
+Outcome demo_probe (const TempDir &tmp, const std::vector<std::pair<std::string, std::string>> &more = {})
+{
+  std::vector<std::pair<std::string, std::string>> env = {{"DEMO_PROBE_ROOT", tmp / "root"},
+                                                          {"BUILD_DIR", tmp / "build"}};
+  env.insert (env.end (), more.begin (), more.end ());
+  return run_clean (tmp.path (), {"timeout", "60", "bash", pipelines_dir () + "/demo.sh"}, env);
+}
+
+bool make_dirs (const std::string &path)
+{
+  return g_mkdir_with_parents (path.c_str (), 0755) == 0;
+}
+
+}  // namespace
+
+/* The README's first command on a machine without an NVIDIA GPU: one line in seconds, before the
+ * install and the build (minutes), saying what works without one; no driver advice. */
+TEST (DemoProbe, NoNvidiaGpuSaysSoBeforeBuilding)
+{
+  TempDir tmp;
+  ASSERT_TRUE (make_dirs (tmp / "root"));
+  const Outcome r = demo_probe (tmp);
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 3) << r.out;
+  ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  for (const char *s : {"demo: needs a CUDA device: this machine has no NVIDIA GPU",
+                        "sudo bash tests/run-tests.sh", "gst-inspect-1.0 dlainfer", "dlainfer-inspect"})
+    EXPECT_NE (r.out.find (s), std::string::npos) << s << "\n" << r.out;
+  EXPECT_EQ (r.out.find ("driver"), std::string::npos) << "no driver advice without a GPU: " << r.out;
+  EXPECT_FALSE (g_file_test ((tmp / "build").c_str (), G_FILE_TEST_EXISTS)) << "it started building";
+}
+
+/* An NVIDIA GPU on the PCI bus without its driver: then, and only then, install the driver. */
+TEST (DemoProbe, GpuWithoutDriverSaysInstallTheDriver)
+{
+  TempDir tmp;
+  const std::string dev = tmp / "root/sys/bus/pci/devices/0000:01:00.0";
+  ASSERT_TRUE (make_dirs (dev));
+  ASSERT_TRUE (write_file (dev + "/vendor", "0x10de\n"));
+  ASSERT_TRUE (write_file (dev + "/class", "0x030200\n"));
+  const Outcome r = demo_probe (tmp);
+  EXPECT_EQ (r.status, 3) << r.out;
+  ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  EXPECT_NE (r.out.find ("has an NVIDIA GPU but its driver is not loaded"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find ("install the NVIDIA driver"), std::string::npos) << r.out;
+  EXPECT_FALSE (g_file_test ((tmp / "build").c_str (), G_FILE_TEST_EXISTS)) << "it started building";
+}
+
+/* A driver's device node (or a Jetson) passes the quick probe: CUDA itself is asked after the build. */
+TEST (DemoProbe, DeviceNodePassesToTheBuild)
+{
+  for (const char *node : {"dev/nvidia0", "etc/nv_tegra_release"}) {
+    TempDir tmp;
+    const std::string path = tmp / "root/" + node;
+    ASSERT_TRUE (make_dirs (path.substr (0, path.rfind ('/'))));
+    ASSERT_TRUE (write_file (path, ""));
+    const Outcome r = demo_probe (tmp, {{"DEMO_SKIP_SETUP", "1"}});
+    EXPECT_EQ (r.status, 1) << node << ": " << r.out;
+    EXPECT_NE (r.out.find ("cuda-probe is missing: build first"), std::string::npos) << node << ": " << r.out;
+  }
+}
