@@ -418,3 +418,35 @@ TEST (DemoProbe, DeviceNodePassesToTheBuild)
     EXPECT_NE (r.out.find ("cuda-probe is missing: build first"), std::string::npos) << node << ": " << r.out;
   }
 }
+
+namespace {
+
+std::string configured_prefix (const std::string &build)
+{
+  const Outcome r = run ({"meson", "introspect", "--buildoptions", build}, {});
+  const size_t at = r.out.find ("\"name\": \"prefix\"");
+  if (at == std::string::npos)
+    return "(no prefix in: " + r.out.substr (0, 200) + ")";
+  const size_t v = r.out.find ("\"value\": \"", at);
+  return v == std::string::npos ? "" : r.out.substr (v + 10, r.out.find ('"', v + 10) - v - 10);
+}
+
+}  // namespace
+
+/* `setup-build.sh build --prefix=/usr` on a configured build/ used to say "Directory already
+ * configured" and keep the old prefix: the options given must take. (A project of one line.) */
+TEST (SetupBuild, ReconfiguresAnExistingBuildDirWithTheGivenOptions)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "meson.build", "project('t')\n"));
+  const std::string script = pipelines_dir () + "/../tools/setup-build.sh";
+  const std::string cd = "cd \"$1\" && bash \"$2\" b --prefix=\"$3\"";
+  const Outcome first = run ({"bash", "-c", cd, "_", tmp.path (), script, "/opt/first"}, {});
+  ASSERT_EQ (first.status, 0) << first.out;
+  EXPECT_EQ (configured_prefix (tmp / "b"), "/opt/first");
+  const Outcome again = run ({"bash", "-c", cd, "_", tmp.path (), script, "/usr"}, {});
+  EXPECT_EQ (again.status, 0) << again.out;
+  EXPECT_NE (again.out.find ("already configured: reconfiguring it with --prefix=/usr"), std::string::npos)
+      << again.out;
+  EXPECT_EQ (configured_prefix (tmp / "b"), "/usr") << again.out;
+}
