@@ -450,3 +450,38 @@ TEST (SetupBuild, ReconfiguresAnExistingBuildDirWithTheGivenOptions)
       << again.out;
   EXPECT_EQ (configured_prefix (tmp / "b"), "/usr") << again.out;
 }
+
+/* The test command: why the GPU suite skipped, in one line at the end (it was only in the test
+ * log), and meson test's exit status kept. meson is a stand-in writing a log as Meson does. */
+TEST (RunTests, SaysWhyTheGpuSuiteSkippedAndKeepsMesonsStatus)
+{
+  TempDir tmp;
+  ASSERT_TRUE (
+      write_file (tmp / "meson",
+                  "#!/bin/bash\nmkdir -p \"$BUILD_DIR/meson-logs\"\n"
+                  "printf '%s\\n' '=== 1/2 ===' 'test:         gpu-a' 'stdout:' "
+                  "'SKIP: every test of this program needs a CUDA device: no CUDA driver: the NVIDIA "
+                  "driver is not installed' '=== 2/2 ===' 'test:         gpu-b' "
+                  "'SKIP: this test needs a CUDA device: no CUDA driver: the NVIDIA driver is not "
+                  "installed' > \"$BUILD_DIR/meson-logs/testlog.txt\"\n"
+                  "echo 'Skipped: 2'\nexit \"$MESON_STATUS\"\n",
+                  true));
+  const std::string script = pipelines_dir () + "/../tests/run-tests.sh";
+  for (const char *status : {"0", "1"}) {
+    const Outcome r =
+        run_clean (tmp.path (), {"bash", script},
+                   {{"RUN_TESTS_NO_SETUP", "1"}, {"BUILD_DIR", tmp / "build"}, {"MESON_STATUS", status}});
+    EXPECT_EQ (r.status, std::stoi (status)) << r.out;
+    EXPECT_NE (r.out.find ("gpu suite: skipped (2 test programs): no CUDA device (no CUDA driver: the NVIDIA "
+                           "driver is not installed); it runs on a machine with a CUDA GPU: sudo bash "
+                           "tests/run-tests.sh"),
+               std::string::npos)
+        << r.out;
+  }
+  /* Nothing skipped: nothing said. */
+  ASSERT_TRUE (write_file (tmp / "meson", "#!/bin/bash\necho 'Ok: 3'\n", true));
+  const Outcome ok =
+      run_clean (tmp.path (), {"bash", script}, {{"RUN_TESTS_NO_SETUP", "1"}, {"BUILD_DIR", tmp / "b2"}});
+  EXPECT_EQ (ok.status, 0) << ok.out;
+  EXPECT_EQ (ok.out.find ("gpu suite"), std::string::npos) << ok.out;
+}
