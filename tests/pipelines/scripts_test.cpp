@@ -485,3 +485,41 @@ TEST (RunTests, SaysWhyTheGpuSuiteSkippedAndKeepsMesonsStatus)
   EXPECT_EQ (ok.status, 0) << ok.out;
   EXPECT_EQ (ok.out.find ("gpu suite"), std::string::npos) << ok.out;
 }
+
+/* Without trtexec (e.g. on the x86 host), a wrong argument is still named first: the documented
+ * argument checks come before trtexec is looked for. */
+TEST (BuildLoadable, ArgumentErrorsBeforeTrtexecIsLookedFor)
+{
+  TempDir tmp;
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  const std::pair<std::string, std::string> no_trtexec = {"TRTEXEC", tmp / "no-trtexec"};
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{no_trtexec}, {}, "usage: "},
+      {{no_trtexec}, {tmp / "missing.onnx"}, "no such ONNX file: "},
+      {{no_trtexec}, {onnx, "out.loadable", "x"}, "DLA_CORE must be a number"},
+      {{no_trtexec, {"IN_FORMAT", "fp32:linear"}}, {onnx}, "unknown IN_FORMAT 'fp32:linear'"},
+      {{no_trtexec, {"TRT_VERSION", "eleven"}}, {onnx}, "TRT_VERSION must look like"},
+      {{no_trtexec, {"TRT_VERSION", "11.4.1"}, {"CALIB", "c.cache"}},
+       {onnx},
+       "CALIB: TensorRT 11.4.1 has no"},
+      {{no_trtexec, {"TRT_VERSION", "11.4.1"}, {"INT8", "1"}}, {onnx}, "INT8: TensorRT 11.4.1 has no --int8"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE (c.says);
+    const Built b = build_loadable (tmp, c.args, c.env);
+    EXPECT_EQ (b.outcome.status, 2) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + c.says), std::string::npos) << b.outcome.out;
+    EXPECT_EQ (b.outcome.out.find ("trtexec not found"), std::string::npos) << b.outcome.out;
+  }
+  /* With valid arguments, the missing trtexec is named. */
+  const Built b = build_loadable (tmp, {onnx}, {no_trtexec, {"TRT_VERSION", "10"}});
+  EXPECT_EQ (b.outcome.status, 3) << b.outcome.out;
+  EXPECT_NE (b.outcome.out.find ("trtexec not found at " + tmp / "no-trtexec"), std::string::npos)
+      << b.outcome.out;
+}
