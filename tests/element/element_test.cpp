@@ -438,6 +438,21 @@ TEST (ElementFailure, ModelInfoPlaceholderWarns)
   gst_object_unref (pipeline);
 }
 
+/* A labels file named by a .modelinfo: the error names that file and its key, not the labels
+ * property the user never set. */
+TEST (ElementFailure, ModelInfoLabelsMissingNamesTheFileAndKey)
+{
+  TempDir tmp;
+  const std::string mi = tmp.file ("m.modelinfo", "[modelinfo]\nversion=1.0\ndlainfer-labels=gone.txt\n");
+  const BusError e = run_until_error (pipeline_with ("model=" + tmp.file ("m.bin", "")));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "gone.txt' does not exist");
+  EXPECT_NE (e.message.find ("named by the key dlainfer-labels in '" + mi + "'"), std::string::npos)
+      << e.message;
+  EXPECT_NE (e.message.find ("or set the labels property"), std::string::npos) << e.message;
+  EXPECT_EQ (e.debug.find ("property 'labels'"), std::string::npos) << e.debug;
+  EXPECT_NE (e.debug.find ("dlainfer-labels"), std::string::npos) << e.debug;
+}
+
 /* The file's labels are used unless the labels property is set, which wins. */
 TEST (ElementFailure, ModelInfoLabelsAndTheProperty)
 {
