@@ -22,6 +22,20 @@ import sys
 PROG = "multi-stream.py"
 
 
+def missing_cudaupload(Gst, err):
+    """The line that names a missing cudaupload and its package, when the parse error `err` is
+    about it (gst_parse only says: no element "cudaupload"); None otherwise."""
+    if not (err.matches(Gst.parse_error_quark(), Gst.ParseError.NO_SUCH_ELEMENT) and '"cudaupload"' in err.message):
+        return None
+    if Gst.Registry.get().find_plugin("nvcodec"):
+        return ("the cudaupload element is missing: the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but "
+                "registers it only where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 gst-inspect-1.0 "
+                "nvcodec says why)")
+    return ("the cudaupload element is missing: it is in the nvcodec plugin of gstreamer1.0-plugins-bad (apt-get "
+            "install gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with "
+            "-Dnvcodec=enabled)")
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description="several streams sharing one model over every DLA core")
     ap.add_argument("--model", required=True, help="the cuDLA loadable")
@@ -36,7 +50,7 @@ def main():
     try:
         import gi
         gi.require_version("Gst", "1.0")
-        from gi.repository import Gst
+        from gi.repository import GLib, Gst
     except (ImportError, ValueError) as e:
         print(f"{PROG}: PyGObject with Gst 1.0 is missing ({e}): use Debian's /usr/bin/python3", file=sys.stderr)
         return 1
@@ -52,7 +66,11 @@ def main():
             f"videotestsrc num-buffers={a.frames} pattern={i % 8} ! video/x-raw,format=NV12,width=640,height=480 "
             f"! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer name=infer{i} model-instance-id={a.id}"
             f"{first}{labels} max-in-flight={a.max_in_flight} ! fakesink sync=false")
-    pipeline = Gst.parse_launch(" ".join(branches))
+    try:
+        pipeline = Gst.parse_launch(" ".join(branches))
+    except GLib.Error as e:
+        print(f"{PROG}: {missing_cudaupload(Gst, e) or 'cannot build the pipeline: ' + e.message}", file=sys.stderr)
+        return 1
     pipeline.set_state(Gst.State.PLAYING)
     msg = pipeline.get_bus().timed_pop_filtered(Gst.CLOCK_TIME_NONE, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     rc = 0

@@ -523,3 +523,35 @@ TEST (BuildLoadable, ArgumentErrorsBeforeTrtexecIsLookedFor)
   EXPECT_NE (b.outcome.out.find ("trtexec not found at " + tmp / "no-trtexec"), std::string::npos)
       << b.outcome.out;
 }
+
+/* Without cudaupload the Jetson scripts name it and its package (gst-launch-1.0 only said: no
+ * element "cudaupload"), whether the nvcodec plugin is missing or present without a driver. */
+TEST (Scripts, MissingCudauploadIsNamedWithItsPackage)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "gst-inspect-1.0",
+                           "#!/bin/bash\n"
+                           "for a; do last=$a; done\n"
+                           "for a; do [ \"$a\" = --exists ] && { [ \"$last\" != cudaupload ]; exit; }; done\n"
+                           "[ \"$1\" = nvcodec ] && exit \"$NVCODEC_STATUS\"\n" +
+                               inspect_standin (10).substr (12),
+                           true));
+  ASSERT_TRUE (write_file (tmp / "gst-launch-1.0", kLaunchStandin, true));
+  const std::string ran = tmp / "ran";
+  for (const char *nvcodec : {"0", "1"})
+    for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
+      SCOPED_TRACE (std::string (s) + " nvcodec status " + nvcodec);
+      const Outcome r =
+          run_clean (tmp.path (), {"bash", pipelines_dir () + "/" + s, "clip.mp4"},
+                     {{"MODEL", "net.loadable"}, {"LAUNCH_RECORD", ran}, {"NVCODEC_STATUS", nvcodec}});
+      EXPECT_EQ (r.status, 1) << r.out;
+      EXPECT_NE (r.out.find (std::string (s) + ": the cudaupload element is missing: "), std::string::npos)
+          << r.out;
+      EXPECT_NE (
+          r.out.find (*nvcodec == '0' ? "the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but"
+                                      : "it is in the nvcodec plugin of gstreamer1.0-plugins-bad"),
+          std::string::npos)
+          << r.out;
+      EXPECT_FALSE (g_file_test (ran.c_str (), G_FILE_TEST_EXISTS)) << "gst-launch-1.0 ran";
+    }
+}
