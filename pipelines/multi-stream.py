@@ -22,19 +22,17 @@ import sys
 PROG = "multi-stream.py"
 
 
-def missing_cudaupload(Gst, err):
-    """The line that names a missing cudaupload and its package, when the parse error `err` is
-    about it (gst_parse only says: no element "cudaupload"); None otherwise."""
-    if not (err.matches(Gst.parse_error_quark(), Gst.ParseError.NO_SUCH_ELEMENT) and '"cudaupload"' in err.message):
-        return None
-    if Gst.Registry.get().find_plugin("nvcodec"):
-        return ("the cudaupload element is missing: the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but "
-                "registers it only where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 gst-inspect-1.0 "
-                "nvcodec says why)")
-    return ("the cudaupload element is missing: it is in the nvcodec plugin of gstreamer1.0-plugins-bad (apt-get "
-            "install gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with "
-            "-Dnvcodec=enabled)")
 
+def missing_cudaupload(Gst, err):
+    """dlainfer-example.py's line for a missing cudaupload (that script is installed on its own, so
+    it keeps the text; this one, next to it, borrows it)."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dlainfer-example.py")
+    spec = importlib.util.spec_from_file_location("dlainfer_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example.missing_cudaupload(Gst, err)
 
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description="several streams sharing one model over every DLA core")
