@@ -286,6 +286,62 @@ TEST (Element, MeanAndStd)
   gst_object_unref (p);
 }
 
+std::string get_string (GstElement *e, const char *name)
+{
+  gchar *v = nullptr;
+  g_object_get (e, name, &v, nullptr);
+  std::string out = v ? v : "<null>";
+  g_free (v);
+  return out;
+}
+
+/* mean-string/std-string: mean and std as text, for PyGObject without gst-python (which converts
+ * no GstValueArray). They set the same values, read back the text set (else the numbers in use),
+ * and a wrong text is a g_warning naming the property, the text and the form it takes. */
+TEST (Element, MeanAndStdAsText)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  EXPECT_EQ (get_string (e, "mean-string"), "<0, 0, 0>");
+  EXPECT_EQ (get_string (e, "std-string"), "<1, 1, 1>");
+  g_object_set (e, "mean-string", "0.485, 0.456, 0.406", "std-string", "<0.25,0.5,2>", nullptr);
+  EXPECT_EQ (get_array (e, "mean"),
+             "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
+  EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >");
+  EXPECT_EQ (get_string (e, "mean-string"), "0.485, 0.456, 0.406") << "the text as set";
+  set_array (e, "mean", "<0.1, 0.2, 0.3>");
+  EXPECT_EQ (get_string (e, "mean-string"), "<0.1, 0.2, 0.3>") << "the array as text";
+  g_object_set (e, "mean-string", nullptr, nullptr);
+  EXPECT_EQ (get_string (e, "mean-string"), "<0, 0, 0>") << "NULL: the default again";
+  {
+    dlainfer_test::ExpectLogs logs;
+    g_object_set (e, "mean-string", "0.1,0.2", nullptr);
+    EXPECT_TRUE (logs.contains ("Property 'mean-string' is \"0.1,0.2\" (2 values): it takes 3 numbers"));
+    EXPECT_TRUE (logs.contains ("e.g. mean-string=\"<0.485, 0.456, 0.406>\""));
+    g_object_set (e, "std-string", "1,x,1", nullptr);
+    EXPECT_TRUE (logs.contains ("Property 'std-string' is \"1,x,1\" (3 values): it takes 3 numbers > 0"));
+    EXPECT_EQ (logs.count (), 2);
+  }
+  EXPECT_EQ (get_string (e, "mean-string"), "0.1,0.2") << "kept as set; start refuses it";
+  gst_object_unref (e);
+}
+
+/* An array item that is not a number (mean=<abc,1,2>) is quoted as given, at set time (a
+ * g_warning: a wrong type, as GObject's) and at start, never as NaN. */
+TEST (ElementFailure, MeanNotANumberQuotedAsGiven)
+{
+  dlainfer_test::ExpectLogs logs;
+  BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin mean=\"<abc,1,2>\""));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                "Property 'mean' is <abc, 1, 2> (3 values): it takes 3 numbers");
+  EXPECT_EQ (e.message.find ("nan"), std::string::npos) << e.message;
+  EXPECT_TRUE (logs.contains ("Property 'mean' is <abc, 1, 2>"));
+  e = run_until_error (pipeline_with ("model=/nonexistent.bin std-string=\"0.2, abc, 0.2\""));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                "Property 'std-string' is \"0.2, abc, 0.2\" (3 values): it takes 3 numbers > 0");
+  EXPECT_EQ (logs.count (), 2) << "one g_warning per wrong value, when set";
+}
+
 /* Model-changing properties are refused (kept) above READY; per-frame ones are taken. The state
  * is forced here because reaching PLAYING needs a DLA. */
 TEST (Element, ModelPropertiesOnlyInNullOrReady)
