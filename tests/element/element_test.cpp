@@ -541,6 +541,55 @@ TEST (ElementFailure, BadMeanStdAtStart)
   }
 }
 
+/* A waiting sharer (model-instance-id, no `model`) whose model cannot open at its first caps posts
+ * one error naming the id; upstream then says "reason error", pointing at it, never not-negotiated,
+ * which would point at the caps. Before any CUDA: on any machine. */
+TEST (ElementFailure, WaitingSharerFailsWithoutNotNegotiated)
+{
+  GError *perr = nullptr;
+  GstElement *pipeline = gst_parse_launch (pipeline_with ("model-instance-id=nobody-caps").c_str (), &perr);
+  ASSERT_EQ (perr, nullptr) << perr->message;
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  std::vector<BusError> errors;
+  /* Every error until the bus is quiet (the source's follows the element's). */
+  while (GstMessage *msg = gst_bus_timed_pop_filtered (
+             bus, 2 * GST_SECOND, GstMessageType (GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+    const bool eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (!eos) {
+      GError *err = nullptr;
+      gchar *dbg = nullptr;
+      gst_message_parse_error (msg, &err, &dbg);
+      BusError b;
+      b.posted = true;
+      b.message = err->message;
+      b.debug = dbg ? dbg : "";
+      b.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
+      errors.push_back (b);
+      g_error_free (err);
+      g_free (dbg);
+    }
+    gst_message_unref (msg);
+    if (eos)
+      break;
+  }
+  gst_object_unref (bus);
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  ASSERT_FALSE (errors.empty ()) << "no error on the bus";
+  EXPECT_EQ (errors[0].source, "infer");
+  EXPECT_NE (errors[0].message.find ("No model for model-instance-id 'nobody-caps'"), std::string::npos)
+      << errors[0].message;
+  EXPECT_LE (errors.size (), 2u) << "the element's error, and at most the source's";
+  for (const BusError &b : errors) {
+    std::printf ("error from %s: %s (%s)\n", b.source.c_str (), b.message.c_str (), b.debug.c_str ());
+    for (const char *misleading : {"not-negotiated", "not negotiated"}) {
+      EXPECT_EQ (b.message.find (misleading), std::string::npos) << b.source << ": " << b.message;
+      EXPECT_EQ (b.debug.find (misleading), std::string::npos) << b.source << ": " << b.debug;
+    }
+  }
+}
+
 /* The object settings fail start naming the property and the fix; roi-list does not attach raw
  * tensors (a batch of objects), so tensor-meta with it is refused, never ignored. */
 TEST (ElementFailure, BadObjectSettingsAtStart)
