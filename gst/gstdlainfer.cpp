@@ -444,8 +444,13 @@ static gboolean gst_dla_infer_set_caps (GstBaseTransform *trans, GstCaps *incaps
   GstDlaInfer *self = GST_DLA_INFER (trans);
   /* Also reached from a reconfigure, without a CAPS event: the frames of the old caps go first. */
   drain (self, "new caps");
-  if (!gst_dla_infer_open_waiting (self, true))
-    return FALSE;
+  /* A waiting sharer that cannot open has posted why: the caps are taken and its first frame
+   * returns GST_FLOW_ERROR (submit_input_buffer), so upstream says "reason error", pointing at that
+   * error, not not-negotiated, which would point at the caps. */
+  if (!gst_dla_infer_open_waiting (self, true)) {
+    GST_DEBUG_OBJECT (self, "the model did not open: caps %" GST_PTR_FORMAT " taken, frames refused", incaps);
+    return TRUE;
+  }
   GstVideoInfo info;
   std::string why = "not video caps";
   preprocess::SourceView source;

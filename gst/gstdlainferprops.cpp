@@ -56,6 +56,8 @@ enum {
   PROP_ATTRIBUTE_NAME,
   PROP_STATS,
   PROP_MODEL_INFO,
+  PROP_MEAN_STRING,
+  PROP_STD_STRING,
 };
 
 constexpr auto kReadyFlags =
@@ -99,6 +101,33 @@ std::vector<float> read_triple (const GValue *value)
       out.push_back (NAN);
   }
   return out;
+}
+
+/* The array as given, for the messages: its numbers as written ("<0.5, 1>") and anything else as
+ * GStreamer writes it ("<abc, 1, 2>"), not as NaN. *not_number: the first item that is no number. */
+std::string given_text (const GValue *value, std::string *not_number)
+{
+  std::string out = "<";
+  for (guint i = 0; i < gst_value_array_get_size (value); ++i) {
+    const GValue *item = gst_value_array_get_value (value, i);
+    std::string text;
+    if (G_VALUE_HOLDS_FLOAT (item) || G_VALUE_HOLDS_DOUBLE (item)) {
+      char buf[32];
+      g_ascii_formatd (
+          buf, sizeof buf, "%g",
+          G_VALUE_HOLDS_FLOAT (item) ? double (g_value_get_float (item)) : g_value_get_double (item));
+      text = buf;
+    } else {
+      gchar *t = gst_value_serialize (item);
+      text = t ? t : G_VALUE_TYPE_NAME (item);
+      g_free (t);
+      const bool number = G_VALUE_HOLDS_INT (item) || G_VALUE_HOLDS_UINT (item) || G_VALUE_HOLDS_INT64 (item);
+      if (!number && not_number->empty ())
+        *not_number = text;
+    }
+    out += (i ? ", " : "") + text;
+  }
+  return out + ">";
 }
 
 void write_triple (GValue *value, const std::vector<float> &v)
@@ -304,16 +333,32 @@ void gst_dla_infer_install_properties (GObjectClass *klass)
       g_param_spec_int ("cuda-device-id", "CUDA device id",
                         "CUDA device whose primary context the element uses (-1: automatic, device 0)", -1,
                         G_MAXINT, defaults.cuda_device_id, kReadyFlags));
-  g_object_class_install_property (klass, PROP_MEAN,
-                                   triple_spec ("mean", "Mean",
-                                                "Per-channel mean subtracted from pixel/255, in tensor "
-                                                "channel order, e.g. \"<0.485, 0.456, 0.406>\" (3 "
-                                                "numbers; anything else fails at start)"));
+  g_object_class_install_property (
+      klass, PROP_MEAN,
+      triple_spec ("mean", "Mean",
+                   "Per-channel mean subtracted from pixel/255, in tensor "
+                   "channel order, e.g. \"<0.485, 0.456, 0.406>\" (3 "
+                   "numbers; anything else fails at start; as text: mean-string)"));
   g_object_class_install_property (
       klass, PROP_STD,
       triple_spec ("std", "Standard deviation",
                    "Per-channel divisor applied after the mean, e.g. \"<0.229, 0.224, 0.225>\" (3 "
-                   "numbers > 0; anything else fails at start)"));
+                   "numbers > 0; anything else fails at start; as text: std-string)"));
+  /* PyGObject converts no GstValueArray (gst-python, often absent, does): the same values as text. */
+  g_object_class_install_property (
+      klass, PROP_MEAN_STRING,
+      g_param_spec_string ("mean-string", "Mean as text",
+                           "mean as text, for bindings without GstValueArray (PyGObject without gst-python): "
+                           "\"0.485, 0.456, 0.406\" or \"<0.485, 0.456, 0.406>\"; reads back the text set, "
+                           "else the numbers in use (NULL: back to the default)",
+                           nullptr, kPlayingFlags));
+  g_object_class_install_property (
+      klass, PROP_STD_STRING,
+      g_param_spec_string ("std-string", "Standard deviation as text",
+                           "std as text, for bindings without GstValueArray (PyGObject without gst-python): "
+                           "\"0.229, 0.224, 0.225\" or \"<0.229, 0.224, 0.225>\"; reads back the text set, "
+                           "else the numbers in use (NULL: back to the default)",
+                           nullptr, kPlayingFlags));
   g_object_class_install_property (
       klass, PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
@@ -452,8 +497,12 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
 {
   GstDlaInfer *self = GST_DLA_INFER (object);
   dlainfer::Settings &s = self->priv->settings;
-  bool refused = false; /* a model-changing property above READY */
-  std::string bad;      /* a value start() will refuse */
+  bool refused = false;                /* a model-changing property above READY */
+  std::string bad;                     /* a value start() will refuse */
+  std::string not_number;              /* mean/std: the first item of the array that is no number */
+  const char *user_name = pspec->name; /* mean-string sets mean */
+  bool unset = false;                  /* mean-string=NULL: the default (or the .modelinfo's) again */
+  bool warn = false;                   /* bad also as a g_warning */
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
@@ -491,13 +540,29 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
         s.max_in_flight = g_value_get_int (value);
       break;
     case PROP_MEAN:
-      s.mean = read_triple (value);
-      dlainfer::check (s, &bad);
+    case PROP_STD: {
+      const bool is_std = prop_id == PROP_STD;
+      (is_std ? s.std : s.mean) = read_triple (value);
+      (is_std ? s.std_property : s.mean_property) = pspec->name;
+      (is_std ? s.std_text : s.mean_text) = given_text (value, &not_number);
+      dlainfer::check_mean_std (s, is_std, &bad);
       break;
-    case PROP_STD:
-      s.std = read_triple (value);
-      dlainfer::check (s, &bad);
+    }
+    case PROP_MEAN_STRING:
+    case PROP_STD_STRING: {
+      const bool is_std = prop_id == PROP_STD_STRING;
+      user_name = is_std ? "std" : "mean";
+      const gchar *v = g_value_get_string (value);
+      const dlainfer::Settings defaults;
+      (is_std ? s.std : s.mean) = v ? dlainfer::parse_numbers (v) : is_std ? defaults.std : defaults.mean;
+      (is_std ? s.std_property : s.mean_property) = v ? pspec->name : "";
+      (is_std ? s.std_text : s.mean_text) = v ? v : "";
+      unset = !v;
+      /* A wrong text is a wrong type, as GObject warns for one: on stderr, not only on the bus. */
+      if (!dlainfer::check_mean_std (s, is_std, &bad))
+        warn = true;
       break;
+    }
     case PROP_CHANNEL_ORDER:
       s.channel_order = preprocess::ChannelOrder (g_value_get_enum (value));
       break;
@@ -580,9 +645,17 @@ void gst_dla_infer_set_property (GObject *object, guint prop_id, const GValue *v
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  if (!refused)
-    s.user_set.insert (pspec->name); /* wins over the model's .modelinfo */
+  if (unset)
+    s.user_set.erase (user_name);
+  else if (!refused)
+    s.user_set.insert (user_name); /* wins over the model's .modelinfo */
   GST_OBJECT_UNLOCK (self);
+  /* An item that is no number (Gst.util_set_object_arg (e, "mean", "<abc>")) is a wrong type too;
+   * a wrong count of numbers is refused at start only (and said on the bus). */
+  if (!not_number.empty () && !bad.empty ())
+    warn = true;
+  if (warn)
+    g_warning ("%s: %s", GST_OBJECT_NAME (self), bad.c_str ());
   /* Nothing dropped quietly: a warning on the bus (the lock is not held while posting). */
   if (refused)
     GST_ELEMENT_WARNING (
@@ -637,6 +710,14 @@ void gst_dla_infer_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_STD:
       write_triple (value, s.std);
       break;
+    case PROP_MEAN_STRING:
+    case PROP_STD_STRING: {
+      const bool is_std = prop_id == PROP_STD_STRING;
+      const std::string &text = is_std ? s.std_text : s.mean_text;
+      g_value_set_string (value,
+                          (text.empty () ? dlainfer::numbers_text (is_std ? s.std : s.mean) : text).c_str ());
+      break;
+    }
     case PROP_CHANNEL_ORDER:
       g_value_set_enum (value, int (s.channel_order));
       break;

@@ -18,6 +18,26 @@ bool refuse (Refusal *why, dla::Code code, const std::string &message, const std
   return false;
 }
 
+/* Where the labels path came from, for its error: the user did not set the property when a
+ * .modelinfo named the file. `named_by` gets the setting's name ("property 'labels'", ...). */
+std::string labels_origin (const Settings &s, std::string *named_by)
+{
+  const auto origin = s.origin.find ("labels");
+  const std::string from = origin == s.origin.end () ? "property" : origin->second;
+  if (from == "modelinfo" && s.modelinfo) {
+    *named_by = "key dlainfer-labels of " + s.modelinfo->path;
+    return ": it is named by the key dlainfer-labels in '" + s.modelinfo->path +
+           "' (a relative path is read from that file's folder): fix that key, or set the labels property, "
+           "which wins over it";
+  }
+  if (from == "model-instance-id") {
+    *named_by = "labels of model-instance-id '" + s.model_instance_id + "'";
+    return ": it is the labels of the element that loaded model-instance-id '" + s.model_instance_id + "'";
+  }
+  *named_by = "property 'labels'";
+  return "";
+}
+
 bool load_labels (const Settings &s, Model *m, Refusal *why)
 {
   m->labels.clear ();
@@ -31,7 +51,9 @@ bool load_labels (const Settings &s, Model *m, Refusal *why)
   bool not_found = false;
   if (labels::load (s.labels, &m->labels, &error, &not_found))
     return true;
-  return refuse (why, not_found ? dla::Code::kNotFound : dla::Code::kSettings, error, "property 'labels'");
+  std::string named_by;
+  error += labels_origin (s, &named_by);
+  return refuse (why, not_found ? dla::Code::kNotFound : dla::Code::kSettings, error, named_by);
 }
 
 /* The model model-instance-id names, loaded by its first element (who must set `model`), or this

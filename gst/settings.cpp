@@ -5,37 +5,32 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <locale>
+#include <sstream>
 
 namespace dlainfer {
 
 namespace {
 
-/* "<0.5, 0.5>", as gst-launch writes it. */
-std::string triple_text (const std::vector<float> &v)
+/* `property` and `text`: as the user gave the value (Settings::mean_property, mean_text); empty:
+ * the numbers (a .modelinfo's). A string property's text is quoted, an array's is not. */
+bool check_triple (const char *name, const std::vector<float> &v, bool positive, const std::string &property,
+                   const std::string &text, std::string *message)
 {
-  std::string out = "<";
-  for (size_t i = 0; i < v.size (); ++i) {
-    char buf[32];
-    std::snprintf (buf, sizeof buf, "%s%g", i ? ", " : "", double (v[i]));
-    out += buf;
-  }
-  return out + ">";
-}
-
-bool check_triple (const char *name, const std::vector<float> &v, bool positive, std::string *message)
-{
-  const char *expected = positive ? "3 numbers > 0, one per channel in the model's channel order, e.g. "
-                                    "std=\"<0.229, 0.224, 0.225>\""
-                                  : "3 numbers, one per channel in the model's channel order, e.g. "
-                                    "mean=\"<0.485, 0.456, 0.406>\"";
   bool ok = v.size () == 3;
   for (float x : v)
     ok = ok && std::isfinite (x) && (!positive || x > 0.f);
-  if (!ok)
-    *message = std::string ("Property '") + name + "' is " + triple_text (v) + " (" +
-               std::to_string (v.size ()) + (v.size () == 1 ? " value" : " values") + "): it takes " +
-               expected;
-  return ok;
+  if (ok)
+    return true;
+  const bool string_form = property != name && !property.empty ();
+  const std::string shown = text.empty () ? numbers_text (v) : string_form ? "\"" + text + "\"" : text;
+  const std::string example = std::string (name) + (string_form ? "-string" : "") + "=\"<" +
+                              (positive ? "0.229, 0.224, 0.225" : "0.485, 0.456, 0.406") + ">\"";
+  *message = "Property '" + (property.empty () ? std::string (name) : property) + "' is " + shown + " (" +
+             std::to_string (v.size ()) + (v.size () == 1 ? " value" : " values") + "): it takes 3 " +
+             (positive ? "numbers > 0" : "numbers") +
+             ", one per channel in the model's channel order, e.g. " + example;
+  return false;
 }
 
 std::string trimmed (const std::string &t)
@@ -100,9 +95,50 @@ std::vector<std::string> object_classes (const Settings &s)
   }
 }
 
+std::string numbers_text (const std::vector<float> &v)
+{
+  std::string out = "<";
+  for (size_t i = 0; i < v.size (); ++i) {
+    char buf[32];
+    std::snprintf (buf, sizeof buf, "%s%g", i ? ", " : "", double (v[i]));
+    out += buf;
+  }
+  return out + ">";
+}
+
+std::vector<float> parse_numbers (const std::string &text)
+{
+  std::string t = trimmed (text);
+  if (t.size () >= 2 && t.front () == '<' && t.back () == '>')
+    t = t.substr (1, t.size () - 2);
+  std::vector<float> out;
+  if (trimmed (t).empty ())
+    return out;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = t.find (',', start);
+    const std::string item = trimmed (t.substr (start, comma - start));
+    /* Not strtod: the decimal point does not follow the locale. */
+    std::istringstream in (item);
+    in.imbue (std::locale::classic ());
+    double x = NAN;
+    in >> x;
+    out.push_back (item.empty () || in.fail () || !in.eof () || !std::isfinite (x) ? NAN : float (x));
+    if (comma == std::string::npos)
+      return out;
+    start = comma + 1;
+  }
+}
+
+bool check_mean_std (const Settings &s, bool std, std::string *message)
+{
+  return std ? check_triple ("std", s.std, true, s.std_property, s.std_text, message)
+             : check_triple ("mean", s.mean, false, s.mean_property, s.mean_text, message);
+}
+
 bool check (const Settings &s, std::string *message)
 {
-  return check_triple ("mean", s.mean, false, message) && check_triple ("std", s.std, true, message) &&
+  return check_mean_std (s, false, message) && check_mean_std (s, true, message) &&
          check_object_class (s, message) && check_attribute_name (s, message) && check_region (s, message);
 }
 

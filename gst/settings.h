@@ -43,6 +43,10 @@ struct Settings {
    * a wrong one at start (a number that is not finite is stored as NaN). */
   std::vector<float> mean{0.f, 0.f, 0.f};
   std::vector<float> std{1.f, 1.f, 1.f};
+  /* mean and std as the user gave them, quoted by check (): the property set ("mean" or
+   * "mean-string") and its text ("<abc, 1, 2>", "0.1,0.2"). Empty: not set by the user (a
+   * .modelinfo's or the default numbers). */
+  std::string mean_property, mean_text, std_property, std_text;
   preprocess::ChannelOrder channel_order = preprocess::ChannelOrder::kRGB;
   preprocess::ResizeMode resize_mode = preprocess::ResizeMode::kStretch;
   float crop_fraction = 0.875f;
@@ -85,6 +89,17 @@ struct Settings {
  * with a message naming the property, its value and what it takes. start() runs it before anything
  * else (the model file is opened after it). */
 bool check (const Settings &s, std::string *message);
+
+/* check () for one of mean (std false) and std (std true) alone, as set_property warns. */
+bool check_mean_std (const Settings &s, bool std, std::string *message);
+
+/* mean-string/std-string's text: numbers separated by commas, optionally between < and > (the
+ * gst-launch form of mean/std, "<0.485, 0.456, 0.406>"). An item that is not a finite number is
+ * kept as NaN (check () refuses it, quoting the text); "" gives no values. */
+std::vector<float> parse_numbers (const std::string &text);
+
+/* Numbers as gst-launch writes an array: "<0.5, 0.5>". */
+std::string numbers_text (const std::vector<float> &v);
 
 /* The preprocessing parameters these settings ask for; frame geometry (crop, pixel aspect) is the
  * caller's. */

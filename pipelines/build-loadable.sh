@@ -53,20 +53,38 @@ outputs='fp16:chw16 fp16:dla_linear int8:chw32 int8:dla_linear'
 [[ " $inputs " == *" $in_format "* ]] || die 2 "unknown IN_FORMAT '$in_format': one of $inputs"
 [[ " $outputs " == *" $out_format "* ]] || die 2 "unknown OUT_FORMAT '$out_format': one of $outputs (dla_hwc4 is for inputs only)"
 
+# The version's own checks: what it cannot build, and the arguments it does not take.
+check_version() {
+  if [ "$major" -lt 8 ] || { [ "$major" -eq 8 ] && [ -n "$minor" ] && [ "$minor" -lt 5 ]; }; then
+    die 3 "TensorRT $version has no --buildDLAStandalone (TensorRT 8.5 or later is needed)"
+  fi
+  if [ "$major" -ge 11 ]; then
+    [ -z "${CALIB:-}" ] || die 2 "CALIB: TensorRT $version has no calibration (strongly typed): quantise the ONNX with Q/DQ nodes"
+    [ -z "${INT8:-}" ] || die 2 "INT8: TensorRT $version has no --int8: the precision comes from the ONNX"
+  fi
+  if [ "$major" -eq 11 ] && [ -n "$minor" ] && [ "$minor" -lt 4 ]; then
+    echo "$me: warning: TensorRT $version: DLA is supported again from 11.4.1 (11.0-11.3 have none)" >&2
+  fi
+}
+
+# TensorRT's version: TRT_VERSION (checked with the other arguments, before trtexec is looked
+# for), or the banner of `trtexec --help`, read whole (no early-exiting reader in a pipe):
+# [TensorRT v110401] is 11.4.1, [TensorRT v100300] 10.3.0, [TensorRT v8601] 8.6.1.
+if [ -n "${TRT_VERSION:-}" ]; then
+  [[ $TRT_VERSION =~ ^([0-9]+)(\.([0-9]+))?(\.[0-9]+)?$ ]] ||
+    die 2 "TRT_VERSION must look like 10, 10.3 or 11.4.1, not '$TRT_VERSION'"
+  major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[3]:-}
+  version=$TRT_VERSION source="TRT_VERSION"
+  check_version
+fi
+
 if [ -z "${TRTEXEC:-}" ]; then
   TRTEXEC=$(command -v trtexec || echo /usr/src/tensorrt/bin/trtexec)
 fi
 command -v "$TRTEXEC" >/dev/null ||
   die 3 "trtexec not found at $TRTEXEC (set TRTEXEC; it ships with TensorRT: JetPack's is /usr/src/tensorrt/bin/trtexec)"
 
-# TensorRT's version: TRT_VERSION, or the banner of `trtexec --help`, read whole (no early-exiting
-# reader in a pipe): [TensorRT v110401] is 11.4.1, [TensorRT v100300] 10.3.0, [TensorRT v8601] 8.6.1.
-if [ -n "${TRT_VERSION:-}" ]; then
-  [[ $TRT_VERSION =~ ^([0-9]+)(\.([0-9]+))?(\.[0-9]+)?$ ]] ||
-    die 2 "TRT_VERSION must look like 10, 10.3 or 11.4.1, not '$TRT_VERSION'"
-  major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[3]:-}
-  version=$TRT_VERSION source="TRT_VERSION"
-else
+if [ -z "${TRT_VERSION:-}" ]; then
   banner=$("$TRTEXEC" --help 2>&1 || true)
   [[ $banner =~ \[TensorRT\ v([0-9]+)\] ]] ||
     die 3 "cannot tell TensorRT's version: \`$TRTEXEC --help\` prints no [TensorRT vNNNNNN]; set TRT_VERSION (e.g. 10 or 11.4.1)"
@@ -77,18 +95,11 @@ else
     major=$((code / 1000)) minor=$((code / 100 % 10)) patch=$((code % 100))
   fi
   version=$major.$minor.$patch source="$TRTEXEC --help"
-fi
-if [ "$major" -lt 8 ] || { [ "$major" -eq 8 ] && [ -n "$minor" ] && [ "$minor" -lt 5 ]; }; then
-  die 3 "TensorRT $version has no --buildDLAStandalone (TensorRT 8.5 or later is needed)"
-fi
-if [ "$major" -eq 11 ] && [ -n "$minor" ] && [ "$minor" -lt 4 ]; then
-  echo "$me: warning: TensorRT $version: DLA is supported again from 11.4.1 (11.0-11.3 have none)" >&2
+  check_version
 fi
 
 cmd=("$TRTEXEC" "--onnx=$onnx" "--useDLACore=$core")
 if [ "$major" -ge 11 ]; then
-  [ -z "${CALIB:-}" ] || die 2 "CALIB: TensorRT $version has no calibration (strongly typed): quantise the ONNX with Q/DQ nodes"
-  [ -z "${INT8:-}" ] || die 2 "INT8: TensorRT $version has no --int8: the precision comes from the ONNX"
   recipe="TensorRT 11 (strongly typed: precision from the ONNX)"
 else
   cmd+=(--fp16)

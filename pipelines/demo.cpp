@@ -163,8 +163,7 @@ int main (int argc, char **argv)
       labels ? "\"" : "", tail.c_str ());
   GstElement *pipeline = gst_parse_launch (desc, &err);
   if (!pipeline || err) {
-    std::fprintf (stderr, "dlainfer-demo: cannot build the pipeline: %s\n  %s\n", err ? err->message : "?",
-                  desc);
+    demo::print_parse_error ("dlainfer-demo", err, desc);
     return 1;
   }
   g_free (desc);

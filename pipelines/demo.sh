@@ -3,7 +3,8 @@
 # demo.sh — the README's first command:   sudo bash pipelines/demo.sh
 #
 # Installs what is missing (.ci/install-deps.sh, apt-get), builds what the demo needs into build/,
-# checks for a CUDA device (one line and exit 3 without one), then runs pipelines/demo.cpp:
+# checks for a CUDA device (one line and exit 3 without one: first, in seconds, whether there is an
+# NVIDIA GPU and a loaded driver at all; after the build, CUDA itself), then runs pipelines/demo.cpp:
 #
 #   videotestsrc (8 solid colours, cycling) ! NV12 ! cudaupload ! video/x-raw(memory:CUDAMemory)
 #     ! dlainfer ! cudadownload ! textoverlay ! videoconvert ! pngenc ! multifilesink
@@ -29,6 +30,32 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=$(realpath -m "${BUILD_DIR:-build}")
 
+# Seconds, before any install or build: is there an NVIDIA GPU at all, and is its driver loaded?
+# (The build takes minutes; cuda-probe below then asks CUDA itself.) DEMO_PROBE_ROOT: a folder
+# standing in for / (the tests).
+works_anyway="the tests run without a GPU (sudo bash tests/run-tests.sh), as do gst-inspect-1.0 dlainfer and dlainfer-inspect"
+gpu_probe() {
+  local root=${DEMO_PROBE_ROOT:-} f nvidia_pci=0
+  # Jetson: the integrated GPU has no PCI entry and no /dev/nvidia0.
+  for f in /etc/nv_tegra_release /dev/nvhost-ctrl-gpu /dev/nvgpu; do
+    [ ! -e "$root$f" ] || return 0
+  done
+  for f in "$root"/sys/bus/pci/devices/*; do
+    [ "$(cat "$f/vendor" 2>/dev/null)" = 0x10de ] && [[ $(cat "$f/class" 2>/dev/null) == 0x03* ]] && nvidia_pci=1
+  done
+  local nodes=("$root"/dev/nvidia[0-9]*)
+  if [ -e "${nodes[0]}" ] || [ -d "$root/proc/driver/nvidia" ]; then
+    return 0
+  fi
+  if [ "$nvidia_pci" = 1 ]; then
+    echo "demo: needs a CUDA device: this machine has an NVIDIA GPU but its driver is not loaded (no /dev/nvidia0, no /proc/driver/nvidia): install the NVIDIA driver (nvidia-smi must list the GPU); meanwhile $works_anyway"
+  else
+    echo "demo: needs a CUDA device: this machine has no NVIDIA GPU (no NVIDIA PCI device, no /dev/nvidia*); $works_anyway"
+  fi
+  exit 3
+}
+gpu_probe
+
 if [ "${DEMO_SKIP_SETUP:-0}" != 1 ]; then
   bash .ci/install-deps.sh
   export PATH=/usr/local/cuda/bin:$PATH
@@ -52,7 +79,8 @@ for f in "$BUILD/pipelines/cuda-probe" "$BUILD/pipelines/$program"; do
 done
 # (A GPU-host bundle built in another C library's root runs binaries through its loader.)
 run=${BUNDLE_EXE_WRAPPER:-}
-probe=$($run "$BUILD/pipelines/cuda-probe" 2>&1) || { echo "demo: needs a CUDA device: ${probe#no CUDA device: }"; exit 3; }
+probe=$($run "$BUILD/pipelines/cuda-probe" 2>&1) ||
+  { echo "demo: needs a CUDA device: ${probe#no CUDA device: }; meanwhile $works_anyway"; exit 3; }
 
 export GST_PLUGIN_PATH_1_0=$BUILD/gst${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
 args=(--png-dir "${PNG_DIR:-$BUILD/demo-frames}")

@@ -2,6 +2,7 @@
 #include "demo_support.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "dla/primary_context.h"
 
@@ -92,6 +93,26 @@ void finish_summary (const std::string &backend, int pngs, const std::string &pn
   if (backend == "swdla")
     std::printf (
         "note: swdla is a software DLA for tests: these results come from the GPU, not from a DLA\n");
+}
+
+void print_parse_error (const char *program, const GError *err, const char *desc)
+{
+  if (err && g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT) &&
+      std::strstr (err->message, "\"cudaupload\"")) {
+    GstPlugin *nvcodec = gst_registry_find_plugin (gst_registry_get (), "nvcodec");
+    if (nvcodec)
+      gst_object_unref (nvcodec);
+    std::fprintf (stderr, "%s: the cudaupload element is missing: %s\n", program,
+                  nvcodec
+                      ? "the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but registers it only "
+                        "where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 gst-inspect-1.0 "
+                        "nvcodec says why)"
+                      : "it is in the nvcodec plugin of gstreamer1.0-plugins-bad (apt-get install "
+                        "gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with "
+                        "-Dnvcodec=enabled)");
+    return;
+  }
+  std::fprintf (stderr, "%s: cannot build the pipeline: %s\n  %s\n", program, err ? err->message : "?", desc);
 }
 
 bool cuda_device_present (const char *program)

@@ -36,6 +36,10 @@ bool png_output (const char *program, const char *png_dir);
  * newline, and a note when the results came from swdla. */
 void finish_summary (const std::string &backend, int pngs, const std::string &png_dir);
 
+/* A pipeline description that did not parse: one line; a missing cudaupload is named with its
+ * package (gst_parse only says: no element "cudaupload"). */
+void print_parse_error (const char *program, const GError *err, const char *desc);
+
 /* Without a CUDA device: one line saying so; returns false. */
 bool cuda_device_present (const char *program);
 

@@ -30,6 +30,20 @@ def fail(msg, rc=1):
     sys.exit(rc)
 
 
+def missing_cudaupload(Gst, err):
+    """The line that names a missing cudaupload and its package, when the parse error `err` is
+    about it (gst_parse only says: no element "cudaupload"); None otherwise."""
+    if not (err.matches(Gst.parse_error_quark(), Gst.ParseError.NO_SUCH_ELEMENT) and '"cudaupload"' in err.message):
+        return None
+    if Gst.Registry.get().find_plugin("nvcodec"):
+        return ("the cudaupload element is missing: the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but "
+                "registers it only where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 gst-inspect-1.0 "
+                "nvcodec says why)")
+    return ("the cudaupload element is missing: it is in the nvcodec plugin of gstreamer1.0-plugins-bad (apt-get "
+            "install gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with "
+            "-Dnvcodec=enabled)")
+
+
 def load_gi():
     """Gst, GLib, GstDlaInfer and GstAnalytics (None where absent), or exit 1 saying what is missing."""
     try:
@@ -135,6 +149,9 @@ def main(argv=None):
     try:
         src = Gst.parse_bin_from_description(desc, True)
     except GLib.Error as e:
+        missing = missing_cudaupload(Gst, e)
+        if missing or not args.source:
+            fail(missing or e.message)
         fail(f'bad --source: "{desc}": {e.message}', 2)
 
     pipeline = Gst.Pipeline.new("example")

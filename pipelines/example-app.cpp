@@ -22,6 +22,7 @@
 #include <gst/gst.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace {
@@ -84,6 +85,24 @@ GstElement *make (const char *factory, const char *name)
   return e;
 }
 
+/* Why cudaupload (GStreamer's nvcodec plugin) is not there, and which package has it. */
+std::string missing_cudaupload ()
+{
+  GstPlugin *nvcodec = gst_registry_find_plugin (gst_registry_get (), "nvcodec");
+  if (nvcodec) {
+    gst_object_unref (nvcodec);
+    return "the cudaupload element is missing: the nvcodec plugin (gstreamer1.0-plugins-bad) is installed "
+           "but "
+           "registers it only where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 "
+           "gst-inspect-1.0 "
+           "nvcodec says why)";
+  }
+  return "the cudaupload element is missing: it is in the nvcodec plugin of gstreamer1.0-plugins-bad "
+         "(apt-get "
+         "install gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with "
+         "-Dnvcodec=enabled)";
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -118,10 +137,17 @@ int main (int argc, char **argv)
                                " ! cudaupload name=upload";
   GstElement *src = gst_parse_bin_from_description (src_desc.c_str (), TRUE, &err);
   if (!src) {
-    std::fprintf (stderr, "dlainfer-example: bad --source: \"%s\": %s\n", src_desc.c_str (),
-                  err ? err->message : "?");
+    /* The element we add, not the user's --source, is what is missing: say which package has it. */
+    const bool no_upload = err && g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT) &&
+                           std::strstr (err->message, "\"cudaupload\"");
+    if (no_upload || !source)
+      std::fprintf (stderr, "dlainfer-example: %s\n",
+                    no_upload ? missing_cudaupload ().c_str () : (err ? err->message : "?"));
+    else
+      std::fprintf (stderr, "dlainfer-example: bad --source: \"%s\": %s\n", src_desc.c_str (),
+                    err ? err->message : "?");
     g_clear_error (&err);
-    return 2;
+    return no_upload || !source ? 1 : 2;
   }
 
   GstElement *pipeline = gst_pipeline_new ("example");

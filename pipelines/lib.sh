@@ -98,10 +98,29 @@ launch_command() {
   LAUNCH+=("${TOOL[@]}" -e "${LAUNCH_OPTS[@]}" "$@")
 }
 
+# missing_cuda_element NAME: why the nvcodec element NAME (cudaupload, nvh264dec) is missing and
+# which package has it, in one line (the same words as the example programs).
+missing_cuda_element() {
+  if gst_tool gst-inspect-1.0 nvcodec >/dev/null 2>&1; then
+    echo "the $1 element is missing: the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but registers it only where a CUDA GPU and the NVIDIA driver are (GST_DEBUG=nvcodec:5 gst-inspect-1.0 nvcodec says why)"
+  else
+    echo "the $1 element is missing: it is in the nvcodec plugin of gstreamer1.0-plugins-bad (apt-get install gstreamer1.0-plugins-bad; GStreamer 1.24 on a Jetson: build gst-plugins-bad with -Dnvcodec=enabled)"
+  fi
+}
+
 # run_pipeline ELEMENTS...: prints the command line ("pipeline: ..."); runs it unless DRY_RUN=print.
+# An nvcodec element that is not installed is named first, with its package (gst-launch-1.0 would
+# only say: no element "cudaupload").
 run_pipeline() {
   launch_command "$@"
   echo "pipeline: $(shell_words "${LAUNCH[@]}")"
   [ "$DRY_RUN" = print ] && return 0
+  local e
+  for e in cudaupload nvh264dec; do
+    if [[ " $* " == *" $e "* ]] && ! have_element "$e"; then
+      echo "${0##*/}: $(missing_cuda_element "$e")" >&2
+      return 1
+    fi
+  done
   "${LAUNCH[@]}"
 }

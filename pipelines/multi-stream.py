@@ -22,6 +22,18 @@ import sys
 PROG = "multi-stream.py"
 
 
+
+def missing_cudaupload(Gst, err):
+    """dlainfer-example.py's line for a missing cudaupload (that script is installed on its own, so
+    it keeps the text; this one, next to it, borrows it)."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dlainfer-example.py")
+    spec = importlib.util.spec_from_file_location("dlainfer_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example.missing_cudaupload(Gst, err)
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description="several streams sharing one model over every DLA core")
     ap.add_argument("--model", required=True, help="the cuDLA loadable")
@@ -36,7 +48,7 @@ def main():
     try:
         import gi
         gi.require_version("Gst", "1.0")
-        from gi.repository import Gst
+        from gi.repository import GLib, Gst
     except (ImportError, ValueError) as e:
         print(f"{PROG}: PyGObject with Gst 1.0 is missing ({e}): use Debian's /usr/bin/python3", file=sys.stderr)
         return 1
@@ -52,7 +64,11 @@ def main():
             f"videotestsrc num-buffers={a.frames} pattern={i % 8} ! video/x-raw,format=NV12,width=640,height=480 "
             f"! cudaupload ! video/x-raw(memory:CUDAMemory) ! dlainfer name=infer{i} model-instance-id={a.id}"
             f"{first}{labels} max-in-flight={a.max_in_flight} ! fakesink sync=false")
-    pipeline = Gst.parse_launch(" ".join(branches))
+    try:
+        pipeline = Gst.parse_launch(" ".join(branches))
+    except GLib.Error as e:
+        print(f"{PROG}: {missing_cudaupload(Gst, e) or 'cannot build the pipeline: ' + e.message}", file=sys.stderr)
+        return 1
     pipeline.set_state(Gst.State.PLAYING)
     msg = pipeline.get_bus().timed_pop_filtered(Gst.CLOCK_TIME_NONE, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     rc = 0

@@ -294,8 +294,7 @@ int main (int argc, char **argv)
       png ? png_tail (d).c_str () : "fakesink");
   GstElement *pipeline = gst_parse_launch (desc, &err);
   if (!pipeline || err) {
-    std::fprintf (stderr, "dlainfer-objects-demo: cannot build the pipeline: %s\n  %s\n",
-                  err ? err->message : "?", desc);
+    demo::print_parse_error ("dlainfer-objects-demo", err, desc);
     return 1;
   }
   g_free (desc);

@@ -22,9 +22,29 @@ import sys
 LINE = re.compile(r"^(input|output) (\d+): '([^']+)' (fp16|int8) (\w+) (\d+)x(\d+)x(\d+)x(\d+)")
 
 
+DEFAULT_MEAN = [0.0, 0.0, 0.0]
+DEFAULT_STD = [1.0, 1.0, 1.0]
+
+
+def fmt(values):
+    return " ".join(f"{v:g}" for v in values)
+
+
 def fail(msg):
     print(f"write-modelinfo: {msg}", file=sys.stderr)
     sys.exit(1)
+
+
+def check_loadable(args):
+    """The .modelinfo describes a loadable and sits next to it: refuse one that is not there, unless
+    its tensors come from --inspect-output and -o says where the file goes (a loadable elsewhere)."""
+    if os.path.isfile(args.loadable):
+        return
+    if not (args.inspect_output and args.output):
+        fail(f"no such loadable: {args.loadable}: give the path of the cuDLA loadable the .modelinfo describes "
+             "(it is written next to it, as LOADABLE.modelinfo)")
+    print(f"write-modelinfo: note: {args.loadable} is not here: the tensors come from {args.inspect_output}; "
+          f"put {args.output} next to the loadable as {os.path.basename(args.loadable)}.modelinfo", file=sys.stderr)
 
 
 def inspect_text(args):
@@ -102,8 +122,8 @@ def render(args, ts):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("loadable")
-    p.add_argument("--mean", type=float, nargs=3, default=[0.0, 0.0, 0.0])
-    p.add_argument("--std", type=float, nargs=3, default=[1.0, 1.0, 1.0])
+    p.add_argument("--mean", type=float, nargs=3, help=f"the model's mean (default {fmt(DEFAULT_MEAN)})")
+    p.add_argument("--std", type=float, nargs=3, help=f"the model's std (default {fmt(DEFAULT_STD)})")
     p.add_argument("--group-id")
     p.add_argument("--id", help="the first output's tensor id")
     p.add_argument("--channel-order", choices=["rgb", "bgr"])
@@ -115,6 +135,10 @@ def main():
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     args = p.parse_args()
     out = args.output or args.loadable + ".modelinfo"
+    check_loadable(args)
+    defaults = [name for name in ("mean", "std") if getattr(args, name) is None]
+    args.mean = args.mean or DEFAULT_MEAN
+    args.std = args.std or DEFAULT_STD
     if os.path.exists(out) and not args.force:
         fail(f"{out} exists: remove it or give --force")
     text = render(args, tensors(inspect_text(args)))
@@ -124,6 +148,12 @@ def main():
     except OSError as e:
         fail(f"cannot write {out}: {e.strerror}")
     print(out)
+    if defaults:
+        # Most models were trained with their own normalisation: say the file does not have it.
+        given = " and ".join(f"{n} {fmt(getattr(args, n))}" for n in defaults)
+        print(f"write-modelinfo: wrote the default {given} (no {'/'.join('--' + n for n in defaults)} given): if the "
+              "model was trained with its own normalisation (ImageNet: --mean 0.485 0.456 0.406 --std 0.229 0.224 "
+              "0.225), write the file again with it and --force", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -286,6 +286,62 @@ TEST (Element, MeanAndStd)
   gst_object_unref (p);
 }
 
+std::string get_string (GstElement *e, const char *name)
+{
+  gchar *v = nullptr;
+  g_object_get (e, name, &v, nullptr);
+  std::string out = v ? v : "<null>";
+  g_free (v);
+  return out;
+}
+
+/* mean-string/std-string: mean and std as text, for PyGObject without gst-python (which converts
+ * no GstValueArray). They set the same values, read back the text set (else the numbers in use),
+ * and a wrong text is a g_warning naming the property, the text and the form it takes. */
+TEST (Element, MeanAndStdAsText)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  EXPECT_EQ (get_string (e, "mean-string"), "<0, 0, 0>");
+  EXPECT_EQ (get_string (e, "std-string"), "<1, 1, 1>");
+  g_object_set (e, "mean-string", "0.485, 0.456, 0.406", "std-string", "<0.25,0.5,2>", nullptr);
+  EXPECT_EQ (get_array (e, "mean"),
+             "< (float)0.48500001430511475, (float)0.45600000023841858, (float)0.40599998831748962 >");
+  EXPECT_EQ (get_array (e, "std"), "< (float)0.25, (float)0.5, (float)2 >");
+  EXPECT_EQ (get_string (e, "mean-string"), "0.485, 0.456, 0.406") << "the text as set";
+  set_array (e, "mean", "<0.1, 0.2, 0.3>");
+  EXPECT_EQ (get_string (e, "mean-string"), "<0.1, 0.2, 0.3>") << "the array as text";
+  g_object_set (e, "mean-string", nullptr, nullptr);
+  EXPECT_EQ (get_string (e, "mean-string"), "<0, 0, 0>") << "NULL: the default again";
+  {
+    dlainfer_test::ExpectLogs logs;
+    g_object_set (e, "mean-string", "0.1,0.2", nullptr);
+    EXPECT_TRUE (logs.contains ("Property 'mean-string' is \"0.1,0.2\" (2 values): it takes 3 numbers"));
+    EXPECT_TRUE (logs.contains ("e.g. mean-string=\"<0.485, 0.456, 0.406>\""));
+    g_object_set (e, "std-string", "1,x,1", nullptr);
+    EXPECT_TRUE (logs.contains ("Property 'std-string' is \"1,x,1\" (3 values): it takes 3 numbers > 0"));
+    EXPECT_EQ (logs.count (), 2);
+  }
+  EXPECT_EQ (get_string (e, "mean-string"), "0.1,0.2") << "kept as set; start refuses it";
+  gst_object_unref (e);
+}
+
+/* An array item that is not a number (mean=<abc,1,2>) is quoted as given, at set time (a
+ * g_warning: a wrong type, as GObject's) and at start, never as NaN. */
+TEST (ElementFailure, MeanNotANumberQuotedAsGiven)
+{
+  dlainfer_test::ExpectLogs logs;
+  BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin mean=\"<abc,1,2>\""));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                "Property 'mean' is <abc, 1, 2> (3 values): it takes 3 numbers");
+  EXPECT_EQ (e.message.find ("nan"), std::string::npos) << e.message;
+  EXPECT_TRUE (logs.contains ("Property 'mean' is <abc, 1, 2>"));
+  e = run_until_error (pipeline_with ("model=/nonexistent.bin std-string=\"0.2, abc, 0.2\""));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                "Property 'std-string' is \"0.2, abc, 0.2\" (3 values): it takes 3 numbers > 0");
+  EXPECT_EQ (logs.count (), 2) << "one g_warning per wrong value, when set";
+}
+
 /* Model-changing properties are refused (kept) above READY; per-frame ones are taken. The state
  * is forced here because reaching PLAYING needs a DLA. */
 TEST (Element, ModelPropertiesOnlyInNullOrReady)
@@ -438,6 +494,21 @@ TEST (ElementFailure, ModelInfoPlaceholderWarns)
   gst_object_unref (pipeline);
 }
 
+/* A labels file named by a .modelinfo: the error names that file and its key, not the labels
+ * property the user never set. */
+TEST (ElementFailure, ModelInfoLabelsMissingNamesTheFileAndKey)
+{
+  TempDir tmp;
+  const std::string mi = tmp.file ("m.modelinfo", "[modelinfo]\nversion=1.0\ndlainfer-labels=gone.txt\n");
+  const BusError e = run_until_error (pipeline_with ("model=" + tmp.file ("m.bin", "")));
+  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "gone.txt' does not exist");
+  EXPECT_NE (e.message.find ("named by the key dlainfer-labels in '" + mi + "'"), std::string::npos)
+      << e.message;
+  EXPECT_NE (e.message.find ("or set the labels property"), std::string::npos) << e.message;
+  EXPECT_EQ (e.debug.find ("property 'labels'"), std::string::npos) << e.debug;
+  EXPECT_NE (e.debug.find ("dlainfer-labels"), std::string::npos) << e.debug;
+}
+
 /* The file's labels are used unless the labels property is set, which wins. */
 TEST (ElementFailure, ModelInfoLabelsAndTheProperty)
 {
@@ -467,6 +538,55 @@ TEST (ElementFailure, BadMeanStdAtStart)
   {
     const BusError e = run_until_error (pipeline_with ("std=\"<1,1,1,1>\""));
     EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "Property 'std' is <1, 1, 1, 1>");
+  }
+}
+
+/* A waiting sharer (model-instance-id, no `model`) whose model cannot open at its first caps posts
+ * one error naming the id; upstream then says "reason error", pointing at it, never not-negotiated,
+ * which would point at the caps. Before any CUDA: on any machine. */
+TEST (ElementFailure, WaitingSharerFailsWithoutNotNegotiated)
+{
+  GError *perr = nullptr;
+  GstElement *pipeline = gst_parse_launch (pipeline_with ("model-instance-id=nobody-caps").c_str (), &perr);
+  ASSERT_EQ (perr, nullptr) << perr->message;
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  std::vector<BusError> errors;
+  /* Every error until the bus is quiet (the source's follows the element's). */
+  while (GstMessage *msg = gst_bus_timed_pop_filtered (
+             bus, 2 * GST_SECOND, GstMessageType (GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+    const bool eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (!eos) {
+      GError *err = nullptr;
+      gchar *dbg = nullptr;
+      gst_message_parse_error (msg, &err, &dbg);
+      BusError b;
+      b.posted = true;
+      b.message = err->message;
+      b.debug = dbg ? dbg : "";
+      b.source = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
+      errors.push_back (b);
+      g_error_free (err);
+      g_free (dbg);
+    }
+    gst_message_unref (msg);
+    if (eos)
+      break;
+  }
+  gst_object_unref (bus);
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  ASSERT_FALSE (errors.empty ()) << "no error on the bus";
+  EXPECT_EQ (errors[0].source, "infer");
+  EXPECT_NE (errors[0].message.find ("No model for model-instance-id 'nobody-caps'"), std::string::npos)
+      << errors[0].message;
+  EXPECT_LE (errors.size (), 2u) << "the element's error, and at most the source's";
+  for (const BusError &b : errors) {
+    std::printf ("error from %s: %s (%s)\n", b.source.c_str (), b.message.c_str (), b.debug.c_str ());
+    for (const char *misleading : {"not-negotiated", "not negotiated"}) {
+      EXPECT_EQ (b.message.find (misleading), std::string::npos) << b.source << ": " << b.message;
+      EXPECT_EQ (b.debug.find (misleading), std::string::npos) << b.source << ": " << b.debug;
+    }
   }
 }
 

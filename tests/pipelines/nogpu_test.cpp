@@ -2,6 +2,7 @@
 /* unit: what the demo does on a machine without a CUDA device (one line, non-zero exit), and the
  * pipelines the scripts would launch (DRY_RUN=print). CUDA_VISIBLE_DEVICES=-1 hides any device, so
  * this runs the same on a GPU host. */
+#include <gst/gst.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -156,4 +157,20 @@ TEST (ExampleUsage, BadSourceIsNamed)
       std::string::npos)
       << r.out;
   EXPECT_NE (r.out.find ("no-such-element-here"), std::string::npos) << r.out;
+}
+
+/* Without --source the example never blames one: without cudaupload it names the element and its
+ * package, exit 1. */
+TEST (ExampleUsage, NoSourceNeverBlamesTheSource)
+{
+  const Outcome r = run ({pipelines_build () + "/dlainfer-example", "--model", "m.loadable"}, kNoDevice);
+  ASSERT_EQ (r.why, "");
+  EXPECT_NE (r.status, 0) << r.out;
+  EXPECT_EQ (r.out.find ("bad --source"), std::string::npos) << r.out;
+  if (!gst_registry_check_feature_version (gst_registry_get (), "cudaupload", 0, 0, 0)) {
+    EXPECT_EQ (r.status, 1) << r.out;
+    EXPECT_NE (r.out.find ("dlainfer-example: the cudaupload element is missing: "), std::string::npos)
+        << r.out;
+    EXPECT_NE (r.out.find ("gstreamer1.0-plugins-bad"), std::string::npos) << r.out;
+  }
 }

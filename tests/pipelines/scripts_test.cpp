@@ -352,3 +352,206 @@ TEST (BuildLoadable, Errors)
     EXPECT_EQ (b.build_call, "") << "trtexec was asked to build";
   }
 }
+
+namespace {
+
+/* demo.sh with DEMO_PROBE_ROOT standing in for / and BUILD_DIR a folder that must stay absent (the
+ * probe comes before any install or build). */
+Outcome demo_probe (const TempDir &tmp, const std::vector<std::pair<std::string, std::string>> &more = {})
+{
+  std::vector<std::pair<std::string, std::string>> env = {{"DEMO_PROBE_ROOT", tmp / "root"},
+                                                          {"BUILD_DIR", tmp / "build"}};
+  env.insert (env.end (), more.begin (), more.end ());
+  return run_clean (tmp.path (), {"timeout", "60", "bash", pipelines_dir () + "/demo.sh"}, env);
+}
+
+bool make_dirs (const std::string &path)
+{
+  return g_mkdir_with_parents (path.c_str (), 0755) == 0;
+}
+
+}  // namespace
+
+/* The README's first command on a machine without an NVIDIA GPU: one line in seconds, before the
+ * install and the build (minutes), saying what works without one; no driver advice. */
+TEST (DemoProbe, NoNvidiaGpuSaysSoBeforeBuilding)
+{
+  TempDir tmp;
+  ASSERT_TRUE (make_dirs (tmp / "root"));
+  const Outcome r = demo_probe (tmp);
+  ASSERT_EQ (r.why, "");
+  EXPECT_EQ (r.status, 3) << r.out;
+  ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  for (const char *s : {"demo: needs a CUDA device: this machine has no NVIDIA GPU",
+                        "sudo bash tests/run-tests.sh", "gst-inspect-1.0 dlainfer", "dlainfer-inspect"})
+    EXPECT_NE (r.out.find (s), std::string::npos) << s << "\n" << r.out;
+  EXPECT_EQ (r.out.find ("driver"), std::string::npos) << "no driver advice without a GPU: " << r.out;
+  EXPECT_FALSE (g_file_test ((tmp / "build").c_str (), G_FILE_TEST_EXISTS)) << "it started building";
+}
+
+/* An NVIDIA GPU on the PCI bus without its driver: then, and only then, install the driver. */
+TEST (DemoProbe, GpuWithoutDriverSaysInstallTheDriver)
+{
+  TempDir tmp;
+  const std::string dev = tmp / "root/sys/bus/pci/devices/0000:01:00.0";
+  ASSERT_TRUE (make_dirs (dev));
+  ASSERT_TRUE (write_file (dev + "/vendor", "0x10de\n"));
+  ASSERT_TRUE (write_file (dev + "/class", "0x030200\n"));
+  const Outcome r = demo_probe (tmp);
+  EXPECT_EQ (r.status, 3) << r.out;
+  ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  EXPECT_NE (r.out.find ("has an NVIDIA GPU but its driver is not loaded"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find ("install the NVIDIA driver"), std::string::npos) << r.out;
+  EXPECT_FALSE (g_file_test ((tmp / "build").c_str (), G_FILE_TEST_EXISTS)) << "it started building";
+}
+
+/* A driver's device node (or a Jetson) passes the quick probe: CUDA itself is asked after the build. */
+TEST (DemoProbe, DeviceNodePassesToTheBuild)
+{
+  for (const char *node : {"dev/nvidia0", "etc/nv_tegra_release"}) {
+    TempDir tmp;
+    const std::string path = tmp / "root/" + node;
+    ASSERT_TRUE (make_dirs (path.substr (0, path.rfind ('/'))));
+    ASSERT_TRUE (write_file (path, ""));
+    const Outcome r = demo_probe (tmp, {{"DEMO_SKIP_SETUP", "1"}});
+    EXPECT_EQ (r.status, 1) << node << ": " << r.out;
+    EXPECT_NE (r.out.find ("cuda-probe is missing: build first"), std::string::npos) << node << ": " << r.out;
+  }
+}
+
+namespace {
+
+std::string configured_prefix (const std::string &build)
+{
+  const Outcome r = run ({"meson", "introspect", "--buildoptions", build}, {});
+  const size_t at = r.out.find ("\"name\": \"prefix\"");
+  if (at == std::string::npos)
+    return "(no prefix in: " + r.out.substr (0, 200) + ")";
+  const size_t v = r.out.find ("\"value\": \"", at);
+  return v == std::string::npos ? "" : r.out.substr (v + 10, r.out.find ('"', v + 10) - v - 10);
+}
+
+}  // namespace
+
+/* `setup-build.sh build --prefix=/usr` on a configured build/ used to say "Directory already
+ * configured" and keep the old prefix: the options given must take. (A project of one line.) */
+TEST (SetupBuild, ReconfiguresAnExistingBuildDirWithTheGivenOptions)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "meson.build", "project('t')\n"));
+  const std::string script = pipelines_dir () + "/../tools/setup-build.sh";
+  const std::string cd = "cd \"$1\" && bash \"$2\" b --prefix=\"$3\"";
+  const Outcome first = run ({"bash", "-c", cd, "_", tmp.path (), script, "/opt/first"}, {});
+  ASSERT_EQ (first.status, 0) << first.out;
+  EXPECT_EQ (configured_prefix (tmp / "b"), "/opt/first");
+  const Outcome again = run ({"bash", "-c", cd, "_", tmp.path (), script, "/usr"}, {});
+  EXPECT_EQ (again.status, 0) << again.out;
+  EXPECT_NE (again.out.find ("already configured: reconfiguring it with --prefix=/usr"), std::string::npos)
+      << again.out;
+  EXPECT_EQ (configured_prefix (tmp / "b"), "/usr") << again.out;
+}
+
+/* The test command: why the GPU suite skipped, in one line at the end (it was only in the test
+ * log), and meson test's exit status kept. meson is a stand-in writing a log as Meson does. */
+TEST (RunTests, SaysWhyTheGpuSuiteSkippedAndKeepsMesonsStatus)
+{
+  TempDir tmp;
+  ASSERT_TRUE (
+      write_file (tmp / "meson",
+                  "#!/bin/bash\nmkdir -p \"$BUILD_DIR/meson-logs\"\n"
+                  "printf '%s\\n' '=== 1/2 ===' 'test:         gpu-a' 'stdout:' "
+                  "'SKIP: every test of this program needs a CUDA device: no CUDA driver: the NVIDIA "
+                  "driver is not installed' '=== 2/2 ===' 'test:         gpu-b' "
+                  "'SKIP: this test needs a CUDA device: no CUDA driver: the NVIDIA driver is not "
+                  "installed' > \"$BUILD_DIR/meson-logs/testlog.txt\"\n"
+                  "echo 'Skipped: 2'\nexit \"$MESON_STATUS\"\n",
+                  true));
+  const std::string script = pipelines_dir () + "/../tests/run-tests.sh";
+  for (const char *status : {"0", "1"}) {
+    const Outcome r =
+        run_clean (tmp.path (), {"bash", script},
+                   {{"RUN_TESTS_NO_SETUP", "1"}, {"BUILD_DIR", tmp / "build"}, {"MESON_STATUS", status}});
+    EXPECT_EQ (r.status, std::stoi (status)) << r.out;
+    EXPECT_NE (r.out.find ("gpu suite: skipped (2 test programs): no CUDA device (no CUDA driver: the NVIDIA "
+                           "driver is not installed); it runs on a machine with a CUDA GPU: sudo bash "
+                           "tests/run-tests.sh"),
+               std::string::npos)
+        << r.out;
+  }
+  /* Nothing skipped: nothing said. */
+  ASSERT_TRUE (write_file (tmp / "meson", "#!/bin/bash\necho 'Ok: 3'\n", true));
+  const Outcome ok =
+      run_clean (tmp.path (), {"bash", script}, {{"RUN_TESTS_NO_SETUP", "1"}, {"BUILD_DIR", tmp / "b2"}});
+  EXPECT_EQ (ok.status, 0) << ok.out;
+  EXPECT_EQ (ok.out.find ("gpu suite"), std::string::npos) << ok.out;
+}
+
+/* Without trtexec (e.g. on the x86 host), a wrong argument is still named first: the documented
+ * argument checks come before trtexec is looked for. */
+TEST (BuildLoadable, ArgumentErrorsBeforeTrtexecIsLookedFor)
+{
+  TempDir tmp;
+  const std::string onnx = tmp / "net.onnx";
+  ASSERT_TRUE (write_file (onnx, "onnx"));
+  const std::pair<std::string, std::string> no_trtexec = {"TRTEXEC", tmp / "no-trtexec"};
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{no_trtexec}, {}, "usage: "},
+      {{no_trtexec}, {tmp / "missing.onnx"}, "no such ONNX file: "},
+      {{no_trtexec}, {onnx, "out.loadable", "x"}, "DLA_CORE must be a number"},
+      {{no_trtexec, {"IN_FORMAT", "fp32:linear"}}, {onnx}, "unknown IN_FORMAT 'fp32:linear'"},
+      {{no_trtexec, {"TRT_VERSION", "eleven"}}, {onnx}, "TRT_VERSION must look like"},
+      {{no_trtexec, {"TRT_VERSION", "11.4.1"}, {"CALIB", "c.cache"}},
+       {onnx},
+       "CALIB: TensorRT 11.4.1 has no"},
+      {{no_trtexec, {"TRT_VERSION", "11.4.1"}, {"INT8", "1"}}, {onnx}, "INT8: TensorRT 11.4.1 has no --int8"},
+  };
+  for (const auto &c : cases) {
+    SCOPED_TRACE (c.says);
+    const Built b = build_loadable (tmp, c.args, c.env);
+    EXPECT_EQ (b.outcome.status, 2) << b.outcome.out;
+    EXPECT_NE (b.outcome.out.find ("build-loadable.sh: " + c.says), std::string::npos) << b.outcome.out;
+    EXPECT_EQ (b.outcome.out.find ("trtexec not found"), std::string::npos) << b.outcome.out;
+  }
+  /* With valid arguments, the missing trtexec is named. */
+  const Built b = build_loadable (tmp, {onnx}, {no_trtexec, {"TRT_VERSION", "10"}});
+  EXPECT_EQ (b.outcome.status, 3) << b.outcome.out;
+  EXPECT_NE (b.outcome.out.find ("trtexec not found at " + tmp / "no-trtexec"), std::string::npos)
+      << b.outcome.out;
+}
+
+/* Without cudaupload the Jetson scripts name it and its package (gst-launch-1.0 only said: no
+ * element "cudaupload"), whether the nvcodec plugin is missing or present without a driver. */
+TEST (Scripts, MissingCudauploadIsNamedWithItsPackage)
+{
+  TempDir tmp;
+  ASSERT_TRUE (write_file (tmp / "gst-inspect-1.0",
+                           "#!/bin/bash\n"
+                           "for a; do last=$a; done\n"
+                           "for a; do [ \"$a\" = --exists ] && { [ \"$last\" != cudaupload ]; exit; }; done\n"
+                           "[ \"$1\" = nvcodec ] && exit \"$NVCODEC_STATUS\"\n" +
+                               inspect_standin (10).substr (12),
+                           true));
+  ASSERT_TRUE (write_file (tmp / "gst-launch-1.0", kLaunchStandin, true));
+  const std::string ran = tmp / "ran";
+  for (const char *nvcodec : {"0", "1"})
+    for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
+      SCOPED_TRACE (std::string (s) + " nvcodec status " + nvcodec);
+      const Outcome r =
+          run_clean (tmp.path (), {"bash", pipelines_dir () + "/" + s, "clip.mp4"},
+                     {{"MODEL", "net.loadable"}, {"LAUNCH_RECORD", ran}, {"NVCODEC_STATUS", nvcodec}});
+      EXPECT_EQ (r.status, 1) << r.out;
+      EXPECT_NE (r.out.find (std::string (s) + ": the cudaupload element is missing: "), std::string::npos)
+          << r.out;
+      EXPECT_NE (
+          r.out.find (*nvcodec == '0' ? "the nvcodec plugin (gstreamer1.0-plugins-bad) is installed but"
+                                      : "it is in the nvcodec plugin of gstreamer1.0-plugins-bad"),
+          std::string::npos)
+          << r.out;
+      EXPECT_FALSE (g_file_test (ran.c_str (), G_FILE_TEST_EXISTS)) << "gst-launch-1.0 ran";
+    }
+}
