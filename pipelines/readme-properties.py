@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Prints the README's property table from gst-inspect-1.0 of a build:
-   python3 pipelines/readme-properties.py [BUILD_DIR]   (default build)"""
-import re, subprocess, os, sys
-build = sys.argv[1] if len(sys.argv) > 1 else 'build'
+"""Prints the README's property table from gst-inspect-1.0 of a build, or checks the README's:
+   python3 pipelines/readme-properties.py [BUILD_DIR]                  (default build)
+   python3 pipelines/readme-properties.py --check README.md [BUILD_DIR]  (exit 1 when it drifted)"""
+import difflib, re, subprocess, os, sys
+args = sys.argv[1:]
+check = None
+if args[:1] == ['--check']:
+    check, args = args[1], args[2:]
+build = args[0] if args else 'build'
 env = dict(os.environ, GST_PLUGIN_PATH_1_0=os.path.join(build, 'gst'))
 out=subprocess.run(['gst-inspect-1.0','dlainfer'],capture_output=True,text=True,env=env).stdout
 sec=out.split('Element Properties:')[1]
@@ -28,6 +33,24 @@ for p in props:
         typ='enum: '+', '.join(n+(' (default)' if n==e.group(1) else '') for n in names)
     if typ.startswith('Boxed pointer of type "GstStructure"'):
         typ='GstStructure'
-    typ=typ.replace('GstValueArray of GValues of type "gfloat"','float array').replace('|','\\|')
+    typ=typ.replace('GstValueArray of GValues of type "gfloat"','float array').replace('GstValueArray of GValues','array of numbers').replace('|','\\|')
     d=p['desc'].replace('|','\\|'); rows.append(f"| `{p['name']}` | {typ} | {when} | {d} |")
-print('| property | type, range, default | when | meaning |\n|---|---|---|---|\n'+'\n'.join(rows))
+table = '| property | type, range, default | when | meaning |\n|---|---|---|---|\n' + '\n'.join(rows)
+if check is None:
+    print(table)
+    sys.exit(0)
+readme = open(check).read().splitlines()
+head = '| property | type, range, default | when | meaning |'
+if head not in readme:
+    sys.exit(f'readme-properties: {check} has no property table (a line "{head}")')
+start = readme.index(head)
+end = start
+while end < len(readme) and readme[end].startswith('|'):
+    end += 1
+diff = list(difflib.unified_diff(readme[start:end], table.splitlines(), check, 'gst-inspect-1.0 dlainfer',
+                                 lineterm=''))
+if diff:
+    print('\n'.join(diff))
+    sys.exit(f'readme-properties: the property table in {check} differs from gst-inspect-1.0 dlainfer: '
+             f'replace it with the output of python3 pipelines/readme-properties.py {build}')
+print(f'readme-properties: the property table in {check} matches gst-inspect-1.0 dlainfer ({len(rows)} properties)')
