@@ -24,6 +24,15 @@ class HideGstPython(importlib.abc.MetaPathFinder):
         return None
 
 
+def gst_python_installed():
+    """Whether gst-python's overrides are there (Debian's python3-gst-1.0; not in every build)."""
+    import importlib.util
+    try:
+        return importlib.util.find_spec("gi.overrides.Gst") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def child(hidden):
     """The checks, in this process; prints FAIL lines, exit 1 on any."""
     if hidden:
@@ -54,7 +63,7 @@ def child(hidden):
     Gst.util_set_object_arg(e, "std", "<0.229,0.224,0.225>")
     check(e.get_property("std-string") == "<0.229, 0.224, 0.225>", "std set as an array reads back as text: "
           + e.get_property("std-string"))
-    if not hidden:
+    if not hidden and gst_python_installed():
         got = [round(x, 3) for x in e.get_property("mean")]
         check(got == [0.485, 0.456, 0.406], f"gst-python reads mean-string's values through mean: {got}")
     e.set_property("mean-string", None)
