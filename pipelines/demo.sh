@@ -75,7 +75,7 @@ fi
 program=dlainfer-demo
 [ "${OBJECTS:-0}" != 1 ] || program=dlainfer-objects-demo
 for f in "$BUILD/pipelines/cuda-probe" "$BUILD/pipelines/$program"; do
-  [ -x "$f" ] || { echo "demo: $f is missing: build first (meson setup $BUILD && ninja -C $BUILD)"; exit 1; }
+  [ -x "$f" ] || { echo "demo: $f is missing: build first (bash tools/setup-build.sh $BUILD && ninja -C $BUILD)"; exit 1; }
 done
 # (A GPU-host bundle built in another C library's root runs binaries through its loader.)
 run=${BUNDLE_EXE_WRAPPER:-}

@@ -5,7 +5,7 @@
 # dlainfer and dlainfer-inspect on both DLA cores against the results of swdla's CPU executor, reads
 # what the code records as unverified, probes cuDLA's unknown behaviours, and writes ONE report file.
 #
-#   bash pipelines/orin-acceptance.sh            (from a built checkout: meson setup build && ninja -C build)
+#   bash pipelines/orin-acceptance.sh            (from a built checkout: bash tools/setup-build.sh build && ninja -C build)
 #   REPORT=out.txt KIT=dir BUILD_DIR=build ULPS=4 bash pipelines/orin-acceptance.sh
 #
 # KIT: the twins, known inputs and expected results (default $BUILD/orin-kit, made by the build where
@@ -47,7 +47,7 @@ say "INFO date $(date -u +%Y-%m-%dT%H:%M:%SZ) host $(hostname) $(uname -srm)"
 say "INFO source $(git -C "$SRC_ROOT" describe --always --dirty 2>/dev/null || echo unknown) dry_run=${DRY_RUN:-0}"
 
 # --- environment ---------------------------------------------------------------------------------
-[ -x "$INSPECT" ] || { result FAIL "environment: $INSPECT not built (meson setup build && ninja -C build)"; finish 2; }
+[ -x "$INSPECT" ] || { result FAIL "environment: $INSPECT not built (bash tools/setup-build.sh build && ninja -C build)"; finish 2; }
 [ -f "$KIT/manifest.json" ] || { result FAIL "environment: no kit at $KIT (build with python3-onnx installed, or copy build/orin-kit from an x86 build and set KIT)"; finish 2; }
 if [ "${DRY_RUN:-}" = 1 ]; then
   export DLAINFER_CUDLA_LIBRARY=${DLAINFER_CUDLA_LIBRARY:-$BUILD/tests/swdla/libcudla.so.1}

@@ -113,7 +113,7 @@ TEST_F (Installed, ReadmeNamesThePluginDirectory)
   const std::string plugins = need ("DLAINFER_PLUGINS_INSTALL_DIR");
   const std::string prefix = need ("DLAINFER_PREFIX");
   if (plugins == need ("DLAINFER_GST_PLUGINSDIR")) {
-    EXPECT_NE (readme_line ("meson setup build --prefix=" + prefix + " ", true), "")
+    EXPECT_NE (readme_line ("bash tools/setup-build.sh build --prefix=" + prefix + " ", true), "")
         << "the README does not show this set-up";
     return;
   }
