@@ -36,6 +36,14 @@ strip_build() {
 photos=${DLAINFER_PHOTOS:-/var/cache/gst-dlainfer/skimage}
 mounted=""
 for id in "${ids[@]}"; do
+  # CI's second and third builds leave the GPU programs out (-Dgpu-suite=false): not for the host.
+  /usr/bin/python3 - "${DIR[$id]}/meson-info/intro-buildoptions.json" <<'PY' || {
+import json, sys
+opts = {o['name']: o['value'] for o in json.load(open(sys.argv[1]))}
+sys.exit(0 if opts.get('gpu-suite', True) else 1)
+PY
+    echo "gpu-bundle: ${DIR[$id]} was configured with -Dgpu-suite=false (a CI build, without the GPU suite): \
+bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
   if ls "$photos"/*.png >/dev/null 2>&1; then
     mkdir -p "${DIR[$id]}/tests/data/skimage" && cp "$photos"/*.png "${DIR[$id]}/tests/data/skimage/"

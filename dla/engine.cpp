@@ -29,6 +29,11 @@ struct Engine::SlotRef {
   int core_index = -1, local = -1;
   explicit operator bool () const { return task != nullptr; }
   SlotRing::State state () const { return ring->state (local); }
+  /* Its task is in flight and nobody has seen it end yet (its handle may have given it back). */
+  bool running () const
+  {
+    return state () == SlotRing::State::kSubmitted || state () == SlotRing::State::kAbandoned;
+  }
 };
 
 struct Engine::Impl {
@@ -215,8 +220,7 @@ Status Engine::acquire (Task *task)
   if (process_poisoned ())
     return fatal_status ();
   std::lock_guard<std::mutex> lock (mutex_);
-  if (abandoned_ > 0)
-    reap_abandoned ();
+  reap_abandoned ();
   uint32_t with_room = 0;
   for (size_t i = 0; i < impl_->cores.size (); ++i)
     with_room |= impl_->cores[i].ring.has_free () ? 1u << i : 0u;
@@ -235,7 +239,6 @@ Status Engine::acquire (Task *task)
   s.timed = timed_task (s.tasks++);
   s.timings = SlotTimings ();
   s.timings.dla_core = q.dla_core ();
-  s.ended_early = false;
   s.early_whole_ms = -1.f;
   s.wait.started ();
   *task = Task (this, engine_slot (ci, local, slots_per_core ()), s.input_ptr (0), s.timed);
@@ -254,15 +257,13 @@ void Engine::give_back (int slot)
       model_->scheduler ().dropped (r.core_index);
       break;
     case SlotRing::State::kEnded: /* it left the scheduler's count when it ended */
-      r.task->ended_early = false;
+    case SlotRing::State::kEndedEarly:
       r.ring->release (r.local);
       break;
     case SlotRing::State::kSubmitted: /* the DLA may still run it: freed when it ends */
-      if (!r.task->abandoned) {
-        r.task->abandoned = true;
-        ++abandoned_;
-      }
+      r.ring->abandon (r.local);
       break;
+    case SlotRing::State::kAbandoned:
     case SlotRing::State::kFree: /* a refused submit freed it */
       break;
   }
@@ -355,8 +356,8 @@ Status Engine::wait (int slot, Deadline deadline)
   {
     std::lock_guard<std::mutex> lock (mutex_);
     const SlotRef early = locate (slot);
-    if (early && early.task->ended_early)
-      return collect_early (*early.task);
+    if (early && early.state () == SlotRing::State::kEndedEarly)
+      return collect_early (early);
     if (!(r = checked (slot, &SlotRing::check_in_flight, &st)))
       return st;
   }
@@ -365,8 +366,9 @@ Status Engine::wait (int slot, Deadline deadline)
   /* The sync seam: the thread sleeps while the DLA works (completion_wait.h), without the mutex. */
   const int err = s->wait.wait (s->end_event (), deadline);
   std::lock_guard<std::mutex> lock (mutex_);
-  if (s->ended_early) /* the producer saw the end first (await_end), maybe just after our deadline */
-    return collect_early (*s);
+  if (r.state () == SlotRing::State::kEndedEarly) /* the producer saw the end first (await_end),
+                                                   maybe just after our deadline */
+    return collect_early (r);
   if (err == cudaErrorNotReady)
     return Status::Error (Code::kTimeout, "the DLA task on slot " + std::to_string (slot) + " (DLA core " +
                                               std::to_string (r.queue->dla_core ()) +
@@ -374,9 +376,10 @@ Status Engine::wait (int slot, Deadline deadline)
   return finish (r, err, s->wait.ended_at (), true);
 }
 
-Status Engine::collect_early (TaskSlot &s)
+Status Engine::collect_early (const SlotRef &r)
 {
-  s.ended_early = false;
+  r.ring->collected (r.local);
+  TaskSlot &s = *r.task;
   if (s.early_whole_ms >= 0.f)
     s.wait.learn (s.early_whole_ms);
   s.early_whole_ms = -1.f;
@@ -389,9 +392,9 @@ Status Engine::poll (int slot, bool *done)
   Status st;
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotRef early = locate (slot);
-  if (early && early.task->ended_early) {
+  if (early && early.state () == SlotRing::State::kEndedEarly) {
     *done = true;
-    return collect_early (*early.task);
+    return collect_early (early);
   }
   const SlotRef r = checked (slot, &SlotRing::check_in_flight, &st);
   if (!r)
@@ -414,7 +417,7 @@ Status Engine::await_end (int slot, Deadline deadline)
   {
     std::lock_guard<std::mutex> lock (mutex_);
     const SlotRef r = locate (slot);
-    if (!r || r.state () != SlotRing::State::kSubmitted)
+    if (!r || !r.running ())
       return Status::Ok (); /* its consumer saw it end */
     event = r.task->end_event ();
     end = r.task->wait.wake_end ();
@@ -430,19 +433,23 @@ Status Engine::await_end (int slot, Deadline deadline)
   /* Ended here, unless the consumer did meanwhile: its status is read before our next submit. */
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotRef r = locate (slot);
-  if (!r || r.state () != SlotRing::State::kSubmitted)
+  if (!r || !r.running ())
     return Status::Ok ();
-  r.task->early_status = finish (r, err, seen, false);
-  r.task->ended_early = r.state () == SlotRing::State::kEnded; /* not if given back: freed */
+  r.task->early_status = finish (r, err, seen, false); /* ended early, or freed if given back */
   return Status::Ok ();
 }
 
 void Engine::reap_abandoned ()
 {
+  int abandoned = 0;
+  for (const CoreSlots &c : impl_->cores)
+    abandoned += c.ring.abandoned ();
+  if (abandoned == 0)
+    return;
   ScopedContext scope (primary_context ());
   for (int slot = 0; slot < num_slots (); ++slot) {
     const SlotRef r = locate (slot);
-    if (!r.task->abandoned || r.state () != SlotRing::State::kSubmitted)
+    if (r.state () != SlotRing::State::kAbandoned)
       continue;
     const cudaError_t err = cudaEventQuery (static_cast<cudaEvent_t> (r.task->end_event ()));
     if (err != cudaErrorNotReady) /* its status goes nowhere: nobody reads the task */
@@ -461,7 +468,7 @@ bool Engine::in_flight (int slot)
   std::lock_guard<std::mutex> lock (mutex_);
   const SlotRef r = locate (slot);
   /* Ended by await_end and not yet collected: still the consumer's to wait for. */
-  return r && (r.state () == SlotRing::State::kSubmitted || r.task->ended_early);
+  return r && r.ring->in_flight (r.local);
 }
 
 /* The task's end was seen (or CUDA failed): the slot waits for its handle to give it back (one
@@ -475,12 +482,7 @@ Status Engine::finish (const SlotRef &r, int cuda_err, std::chrono::steady_clock
   CoreQueue &q = *r.queue;
   const int core_index = r.core_index;
   TaskSlot &s = *r.task;
-  r.ring->ended (r.local);
-  if (s.abandoned) { /* nobody reads it: free at once */
-    s.abandoned = false;
-    --abandoned_;
-    r.ring->release (r.local);
-  }
+  r.ring->ended (r.local, consumer); /* an abandoned one: free at once, nobody reads it */
   CoreScheduler &scheduler = model_->scheduler ();
   q.clock.ended (seen_end, s.wait.expected ());
   Status st =

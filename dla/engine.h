@@ -172,7 +172,7 @@ class Engine {
   Status finish (const SlotRef &r, int cuda_err, std::chrono::steady_clock::time_point seen_end,
                  bool consumer);
   /* The consumer takes the status of a task await_end () ended. mutex_ held. */
-  static Status collect_early (TaskSlot &s);
+  static Status collect_early (const SlotRef &r);
   Status task_status (const CoreQueue &q);
   /* Abandoned tasks that ended are finished and their slots freed. mutex_ held. */
   void reap_abandoned ();
@@ -185,7 +185,6 @@ class Engine {
   const std::vector<TensorInfo> &inputs_, &outputs_; /* the model's */
   std::mutex &mutex_;                                /* the model's: guards its cores and our slots */
   AfterTask after_;
-  int abandoned_ = 0; /* tasks abandoned in flight, not yet seen ending; mutex_ held */
 };
 
 }  // namespace dla

@@ -35,7 +35,7 @@ Status SlotRing::acquire (int *slot)
   for (int k = 0; k < size (); ++k) {
     const int i = (next_ + k) % size ();
     if (states_[size_t (i)] == State::kFree) {
-      states_[size_t (i)] = State::kAcquired;
+      set (i, State::kAcquired);
       *slot = i;
       next_ = (i + 1) % size ();
       return Status::Ok ();
@@ -45,11 +45,34 @@ Status SlotRing::acquire (int *slot)
                                             " slot(s) have a task acquired, in flight or not yet released");
 }
 
+void SlotRing::set (int slot, State s)
+{
+  State &now = states_[size_t (slot)];
+  abandoned_ += (s == State::kAbandoned) - (now == State::kAbandoned);
+  now = s;
+}
+
 void SlotRing::release (int slot)
 {
-  if (check_exists (slot).ok () &&
-      (states_[size_t (slot)] == State::kAcquired || states_[size_t (slot)] == State::kEnded))
-    states_[size_t (slot)] = State::kFree;
+  if (!check_exists (slot).ok ())
+    return;
+  const State s = state (slot);
+  if (s == State::kAcquired || s == State::kEnded || s == State::kEndedEarly)
+    set (slot, State::kFree);
+}
+
+void SlotRing::abandon (int slot)
+{
+  if (check_exists (slot).ok () && state (slot) == State::kSubmitted)
+    set (slot, State::kAbandoned);
+}
+
+void SlotRing::ended (int slot, bool by_consumer)
+{
+  if (state (slot) == State::kAbandoned)
+    set (slot, State::kFree);
+  else
+    set (slot, by_consumer ? State::kEnded : State::kEndedEarly);
 }
 
 Status SlotRing::check_submit (int slot) const
@@ -62,8 +85,10 @@ Status SlotRing::check_submit (int slot) const
     case State::kAcquired:
       return Status::Ok ();
     case State::kSubmitted:
+    case State::kAbandoned:
       return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) + " still has a task in flight");
     case State::kEnded:
+    case State::kEndedEarly:
       return Status::Error (Code::kRuntime, "slot " + std::to_string (slot) +
                                                 "'s task ended: release () it and acquire () another");
     case State::kFree:

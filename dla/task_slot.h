@@ -89,11 +89,9 @@ class TaskSlot {
 
   bool timed = false;
   uint64_t tasks = 0; /* tasks acquired on this slot so far */
-  /* The task was finished by another thread than its consumer (Engine::await_end): the status the
-   * consumer's wait or poll returns, and what its wait has still to learn (learn_timings). */
-  bool ended_early = false;
-  /* Nobody will read this task's outputs (Engine::abandon): its slot is free once it ends. */
-  bool abandoned = false;
+  /* A task another thread than its consumer saw ending (Engine::await_end; the slot's state says
+   * so, slot_ring.h): the status the consumer's wait or poll returns, and what its wait has still to
+   * learn (learn_timings). */
   Status early_status;
   float early_whole_ms = -1.f;
   SlotTimings timings;

@@ -135,4 +135,54 @@ TEST (SlotRing, ReleaseOnlyWhatIsNotInFlight)
   EXPECT_EQ (ring.state (c), State::kFree);
 }
 
+/* A task given back in flight is abandoned: not free until its end is seen, whoever sees it, and
+ * counted meanwhile (the engine reaps those at acquire). */
+TEST (SlotRing, AbandonedIsFreedWhenItsEndIsSeen)
+{
+  dla::SlotRing ring (2);
+  int a = -1, b = -1;
+  ASSERT_TRUE (ring.acquire (&a).ok ());
+  ASSERT_TRUE (ring.acquire (&b).ok ());
+  ring.abandon (a); /* acquired, not in flight: nothing to abandon */
+  EXPECT_EQ (ring.state (a), State::kAcquired);
+  ring.submitted (a);
+  ring.submitted (b);
+  ring.abandon (a);
+  EXPECT_EQ (ring.state (a), State::kAbandoned);
+  EXPECT_EQ (ring.abandoned (), 1);
+  EXPECT_FALSE (ring.in_flight (a)) << "nobody waits for it";
+  EXPECT_TRUE (says (ring.check_submit (a), "still has a task in flight"));
+  ring.release (a);
+  EXPECT_EQ (ring.state (a), State::kAbandoned) << "release () never frees a task the DLA may run";
+  ring.ended (a, false);
+  EXPECT_EQ (ring.state (a), State::kFree);
+  EXPECT_EQ (ring.abandoned (), 0);
+  ring.abandon (b);
+  ring.ended (b, true);
+  EXPECT_EQ (ring.state (b), State::kFree) << "seen by its consumer's last poll: free all the same";
+  EXPECT_EQ (ring.abandoned (), 0);
+}
+
+/* Another thread saw the task end: it stays in flight for its consumer until the consumer
+ * collects the status; given back before that, the slot is free. */
+TEST (SlotRing, EndedEarlyWaitsForItsConsumer)
+{
+  dla::SlotRing ring (2);
+  int a = -1, b = -1;
+  ASSERT_TRUE (ring.acquire (&a).ok ());
+  ASSERT_TRUE (ring.acquire (&b).ok ());
+  ring.submitted (a);
+  ring.submitted (b);
+  ring.ended (a, false);
+  ring.ended (b, false);
+  EXPECT_EQ (ring.state (a), State::kEndedEarly);
+  EXPECT_TRUE (ring.in_flight (a)) << "its consumer has still to see it end";
+  EXPECT_TRUE (says (ring.check_submit (a), "release () it"));
+  ring.collected (a);
+  EXPECT_EQ (ring.state (a), State::kEnded);
+  EXPECT_FALSE (ring.in_flight (a));
+  ring.release (b);
+  EXPECT_EQ (ring.state (b), State::kFree);
+}
+
 }  // namespace
