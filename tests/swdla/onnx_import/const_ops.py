@@ -81,6 +81,6 @@ FOLD = {
 
 def shape_of(value, batch):
     """Shape's answer for an activation with a known shape."""
-    if isinstance(value, Act) and value.shape is not None:
+    if isinstance(value, Act) and value.shape is not None and value.rank in (2, 4):
         return np.asarray(value.onnx_shape(batch), np.int64)
     return None

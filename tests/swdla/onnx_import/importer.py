@@ -210,8 +210,10 @@ def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
     for index, node in enumerate(nodes):
         try:
             _run_node(ctx, node)
-        except Refuse as r:
-            refused.append((_node_label(node, index) + f' ({node.op_type})', r.rules))
+        except (Refuse, ValueError, TypeError, KeyError, IndexError) as r:
+            # Anything else a malformed node raises is listed with it too, not a traceback.
+            rules = r.rules if isinstance(r, Refuse) else [f'cannot be read ({type(r).__name__}: {r})']
+            refused.append((_node_label(node, index) + f' ({node.op_type})', rules))
             for o in node.output:
                 if o:
                     ctx.values[o] = _ghost(ghosts.get(o))
