@@ -28,12 +28,15 @@ class Refused(Exception):
 
 def load(path):
     try:
-        with open(path, 'rb') as f:
-            data = f.read()
+        with open(path, 'rb'):
+            pass
     except OSError as e:
         raise BadModel(f'cannot read {path}: {e.strerror}') from None
     try:
-        model = onnx.load_from_string(data)
+        model = onnx.load(path)  # external weight files next to it included
+    except OSError as e:  # the graph parsed; a weight file it names (external data) did not open
+        raise BadModel(f'{path}: cannot read its external weights {e.filename}: {e.strerror}; keep the data '
+                       'file the exporter wrote next to the .onnx') from None
     except Exception as e:  # protobuf's DecodeError and friends
         why = str(e).splitlines()[0] if str(e) else 'protobuf parse error'
         raise BadModel(f'{path} is not an ONNX model ({type(e).__name__}: {why}); give the .onnx file that '

@@ -258,6 +258,14 @@ def test_refusals(tmp):
                        ([path, '--outputs', 'zz:fp16:chw16'], "'zz', not a tensor")):
         err = run_import(args + [os.path.join(tmp, 'x.swdla')], 1)
         check(text in err and len(err.strip().splitlines()) == 1, f'one line with {text!r}: {err.strip()}')
+    # Weights in an external data file: read from beside the .onnx; a missing one is one line.
+    ext = os.path.join(tmp, 'ext.onnx')
+    onnx.save(import_cases.network_cases()[2].model, ext, save_as_external_data=True, location='ext.data',
+              size_threshold=0)
+    run_import([ext, os.path.join(tmp, 'ext.swdla')], 0)
+    os.remove(os.path.join(tmp, 'ext.data'))
+    err = run_import([ext, os.path.join(tmp, 'ext.swdla')], 1)
+    check('cannot read its external weights' in err and len(err.strip().splitlines()) == 1, f'external: {err}')
     # I/O format rules on the model's tensors.
     g = Graph()
     x = g.input('x', [1, 5, 8, 8])
