@@ -2,8 +2,11 @@
 """ONNX model -> swdla model file (format version 2). `load` reads and validates the file,
 `convert` maps every node the outputs need (ops.py) and returns the file's bytes, or raises Refused
 with every node the DLA cannot run, each with the rules it breaks."""
+import os
+
 import numpy as np
 import onnx
+import onnx.external_data_helper
 from onnx import numpy_helper, shape_inference
 
 from . import const_ops, dla_rules, ops, swdla_file
@@ -33,14 +36,17 @@ def load(path):
     except OSError as e:
         raise BadModel(f'cannot read {path}: {e.strerror}') from None
     try:
-        model = onnx.load(path)  # external weight files next to it included
-    except OSError as e:  # the graph parsed; a weight file it names (external data) did not open
-        raise BadModel(f'{path}: cannot read its external weights {e.filename}: {e.strerror}; keep the data '
-                       'file the exporter wrote next to the .onnx') from None
+        model = onnx.load(path, load_external_data=False)
     except Exception as e:  # protobuf's DecodeError and friends
         why = str(e).splitlines()[0] if str(e) else 'protobuf parse error'
         raise BadModel(f'{path} is not an ONNX model ({type(e).__name__}: {why}); give the .onnx file that '
                        'torch.onnx.export or the exporter wrote') from None
+    try:  # weights in a data file beside the .onnx (external data)
+        onnx.external_data_helper.load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
+    except Exception as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BadModel(f'{path}: cannot read its external weights ({why}); keep the data file the exporter '
+                       'wrote next to the .onnx') from None
     if not model.HasField('graph') or not model.ir_version or not model.graph.output:
         raise BadModel(f'{path} is not an ONNX model (no graph, IR version or outputs in it)')
     try:
