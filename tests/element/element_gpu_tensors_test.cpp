@@ -252,7 +252,7 @@ TEST_P (EveryLayout, TensorIsTheDlaOutput)
   ASSERT_TRUE (m.inputs[0].view (&iv));
   ASSERT_EQ (input.size (), size_t (iv.size)) << "the dumped input";
   std::vector<uint8_t> cpu (size_t (v.size));
-  swdla::run_cpu (m, {input.data ()}, cpu.data ());
+  swdla::run_cpu (m, {input.data ()}, {cpu.data ()});
   const std::vector<float> want = swdla::unpack_tensor (out, cpu.data ());
   int bad = 0;
   for (size_t i = 0; i < want.size (); ++i) {

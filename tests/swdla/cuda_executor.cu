@@ -51,25 +51,24 @@ __global__ void pack_kernel (tensor::View v, const float *src, float scale, uint
   }
 }
 
-__global__ void layer_kernel (LayerParams p, const float *in, float *out, int64_t total)
+__global__ void layer_kernel (LayerParams p, float *out, int64_t total)
 {
   const int64_t i = blockIdx.x * int64_t (blockDim.x) + threadIdx.x;
   if (i >= total)
     return;
   const Index k = split (i, p.out_c, p.out_h, p.out_w);
-  const float *image = in + k.n * int64_t (p.in_c) * p.in_h * p.in_w;
-  out[i] = math::layer_output (p, image, int (k.c), int (k.y), int (k.x));
+  out[i] = math::layer_output (p, k.n, int (k.c), int (k.y), int (k.x));
 }
 
 /* Averages and fully connected layers reduce thousands of inputs into one output (a global
  * average over 224x224): one block per output element, so that is microseconds, not a serial
  * loop. Summation order differs from the CPU executor's; the tests compare within tolerance. */
-__global__ void reduce_kernel (LayerParams p, const float *in, float *out)
+__global__ void reduce_kernel (LayerParams p, float *out)
 {
   __shared__ float partial[kBlock];
   const Index k = split (blockIdx.x, p.out_c, p.out_h, p.out_w);
   const int64_t image_size = int64_t (p.in_c) * p.in_h * p.in_w;
-  const float *image = in + k.n * image_size;
+  const float *image = math::image (p, 0, k.n);
   const bool fc = p.kind == math::kFc;
   const math::Window w = fc ? math::Window{} : math::pool_window (p, int (k.y), int (k.x));
   const int width = w.x1 - w.x0;
@@ -112,17 +111,22 @@ cudaError_t DeviceModel::Create (const Model &model, std::unique_ptr<DeviceModel
     if (err == cudaSuccess)
       err = cudaMemcpy (m->weights_, all.data (), all.size () * sizeof (float), cudaMemcpyHostToDevice);
   }
-  const size_t scratch = size_t (model.max_activation ()) * sizeof (float);
-  for (float *&s : m->scratch_)
+  for (int64_t floats : m->plan_.floats) {
+    m->buffers_.push_back (nullptr);
     if (err == cudaSuccess)
-      err = cudaMalloc (&s, scratch);
+      err = cudaMalloc (&m->buffers_.back (), size_t (floats) * sizeof (float));
+  }
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&m->capture_stream_, cudaStreamNonBlocking);
   if (err != cudaSuccess)
     return err;
-  for (size_t i = 0; i < model.layers.size (); ++i) {
-    const float *w = m->weights_ + offsets[i];
-    m->params_.push_back (layer_params (model, i, w, w + model.layers[i].weights.size ()));
+  std::vector<const float *> tensors (model.tensor_count (), nullptr);
+  for (size_t id = 0; id < tensors.size (); ++id)
+    if (m->plan_.slot[id] >= 0)
+      tensors[id] = m->tensor (int32_t (id));
+  for (size_t j = 0; j < model.layers.size (); ++j) {
+    const float *w = m->weights_ + offsets[j];
+    m->params_.push_back (layer_params (model, j, tensors.data (), w, w + model.layers[j].weights.size ()));
   }
   *out = std::move (m);
   return cudaSuccess;
@@ -137,22 +141,22 @@ DeviceModel::~DeviceModel ()
   if (capture_stream_)
     cudaStreamDestroy (capture_stream_);
   cudaFree (weights_);
-  cudaFree (scratch_[0]);
-  cudaFree (scratch_[1]);
+  for (float *b : buffers_)
+    cudaFree (b);
 }
 
-cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *output, WordStore then,
-                                  bool replay)
+cudaError_t DeviceModel::enqueue (cudaStream_t stream, const Inputs &inputs, const Outputs &outputs,
+                                  WordStore then, bool replay)
 {
   if (!replay)
-    return enqueue_kernels (stream, input, output, then);
-  const ReplayKey key{input, output, then.word, then.value};
+    return enqueue_kernels (stream, inputs, outputs, then);
+  const ReplayKey key{inputs, outputs, then.word, then.value};
   auto known = replays_.find (key);
   if (known != replays_.end ())
     return known->second ? cudaGraphLaunch (known->second, stream)
-                         : enqueue_kernels (stream, input, output, then);
+                         : enqueue_kernels (stream, inputs, outputs, then);
   /* A capture that failed is remembered too (a null graph), not tried again on every task. */
-  const cudaGraphExec_t graph = capture (input, output, then);
+  const cudaGraphExec_t graph = capture (inputs, outputs, then);
   if (replays_.size () == kReplays) {
     auto oldest = replays_.find (replay_order_.front ());
     if (oldest->second)
@@ -162,16 +166,16 @@ cudaError_t DeviceModel::enqueue (cudaStream_t stream, const void *input, void *
   }
   replays_.emplace (key, graph);
   replay_order_.push_back (key);
-  return graph ? cudaGraphLaunch (graph, stream) : enqueue_kernels (stream, input, output, then);
+  return graph ? cudaGraphLaunch (graph, stream) : enqueue_kernels (stream, inputs, outputs, then);
 }
 
-cudaGraphExec_t DeviceModel::capture (const void *input, void *output, WordStore then) const
+cudaGraphExec_t DeviceModel::capture (const Inputs &inputs, const Outputs &outputs, WordStore then) const
 {
   if (cudaStreamBeginCapture (capture_stream_, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
     cudaGetLastError ();
     return nullptr;
   }
-  const cudaError_t queued = enqueue_kernels (capture_stream_, input, output, then);
+  const cudaError_t queued = enqueue_kernels (capture_stream_, inputs, outputs, then);
   cudaGraph_t graph = nullptr;
   cudaError_t err = cudaStreamEndCapture (capture_stream_, &graph);
   cudaGraphExec_t exec = nullptr;
@@ -183,34 +187,40 @@ cudaGraphExec_t DeviceModel::capture (const void *input, void *output, WordStore
   return queued == cudaSuccess && err == cudaSuccess ? exec : nullptr;
 }
 
-cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const void *input, void *output,
+cudaError_t DeviceModel::enqueue_kernels (cudaStream_t stream, const Inputs &inputs, const Outputs &outputs,
                                           WordStore then) const
 {
-  const TensorSpec &in = model_.inputs[0], &out = model_.outputs[0];
-  tensor::View iv, ov;
-  in.view (&iv);
-  out.view (&ov);
-  int64_t total = in.n * in.c * in.h * in.w;
-  unpack_kernel<<<blocks (total), kBlock, 0, stream>>> (iv, static_cast<const uint8_t *> (input), in.scale,
-                                                        scratch_[0], total);
-  int cur = 0;
-  for (size_t i = 0; i < params_.size (); ++i) {
-    total = model_.batch () * model_.shapes[i + 1].count ();
-    if (is_reduction (params_[i].kind))
-      reduce_kernel<<<unsigned (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur]);
-    else
-      layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[i], scratch_[cur], scratch_[1 - cur],
-                                                           total);
-    cur = 1 - cur;
+  for (size_t k = 0; k < model_.inputs.size (); ++k) {
+    if (plan_.slot[k] < 0)
+      continue; /* declared, registered, size-checked, but read by no layer */
+    const TensorSpec &in = model_.inputs[k];
+    tensor::View v;
+    in.view (&v);
+    const int64_t total = in.n * in.c * in.h * in.w;
+    unpack_kernel<<<blocks (total), kBlock, 0, stream>>> (v, static_cast<const uint8_t *> (inputs[k]),
+                                                          in.scale, tensor (int32_t (k)), total);
   }
-  /* Pads and row tails zero, then the values. */
-  cudaError_t err = cudaMemsetAsync (output, 0, size_t (ov.size), stream);
-  if (err != cudaSuccess)
-    return err;
-  total = out.n * out.c * out.h * out.w;
-  pack_kernel<<<blocks (total), kBlock, 0, stream>>> (ov, scratch_[cur], out.scale,
-                                                      static_cast<uint8_t *> (output), total);
-  err = cudaGetLastError ();
+  for (size_t j = 0; j < params_.size (); ++j) {
+    const int32_t id = model_.result_id (j);
+    const int64_t total = model_.batch () * model_.shapes[size_t (id)].count ();
+    if (is_reduction (params_[j].kind))
+      reduce_kernel<<<unsigned (total), kBlock, 0, stream>>> (params_[j], tensor (id));
+    else
+      layer_kernel<<<blocks (total), kBlock, 0, stream>>> (params_[j], tensor (id), total);
+  }
+  for (size_t k = 0; k < model_.outputs.size (); ++k) {
+    const TensorSpec &out = model_.outputs[k];
+    tensor::View v;
+    out.view (&v);
+    /* Pads and row tails zero, then the values. */
+    const cudaError_t err = cudaMemsetAsync (outputs[k], 0, size_t (v.size), stream);
+    if (err != cudaSuccess)
+      return err;
+    const int64_t total = out.n * out.c * out.h * out.w;
+    pack_kernel<<<blocks (total), kBlock, 0, stream>>> (v, tensor (out.source), out.scale,
+                                                        static_cast<uint8_t *> (outputs[k]), total);
+  }
+  const cudaError_t err = cudaGetLastError ();
   return err == cudaSuccess ? enqueue_store (stream, then.word, then.value) : err;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "model.h"
 
-#include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "common/numeric.h"
@@ -98,51 +98,206 @@ float as_float (uint32_t v)
   return f;
 }
 
-std::string dims (const Shape &s)
+/* The 16 int parameters of a layer record, in file order (FORMAT.md); the last is reserved. */
+template <class L, class I>
+std::array<I *, 16> int_params (L *l, I *reserved)
 {
-  return std::to_string (s.c) + "x" + std::to_string (s.h) + "x" + std::to_string (s.w);
+  return {&l->out_c, &l->kh, &l->kw, &l->sy,     &l->sx,    &l->pt,    &l->pl, &l->pb,
+          &l->pr,    &l->dy, &l->dx, &l->groups, &l->out_h, &l->out_w, &l->op, reserved};
 }
 
-bool check_tensor (const TensorSpec &t, const char *what, std::string *why)
+const char *const kKindNames[] = {
+    "unknown", "conv",    "relu", "maxpool", "avgpool", "gap",    "fc",     "softmax", "adaptive_avgpool",
+    "leaky",   "sigmoid", "tanh", "clip",    "eltwise", "concat", "resize", "scale"};
+const char *const kEltwiseNames[] = {"sum", "prod", "max", "min", "sub"};
+
+bool read_tensor (Reader &r, bool input, TensorSpec *t, std::string *why)
 {
-  const std::string where = std::string (what) + " '" + t.name + "'";
-  if (t.name.empty () || t.name.size () >= kNameBytes)
-    return fail (why, where + ": name must have 1.." + std::to_string (kNameBytes - 1) + " characters");
-  if (t.n < 1 || t.n > kMaxBatch || t.c < 1 || t.c > kMaxDim || t.h < 1 || t.h > kMaxDim || t.w < 1 ||
-      t.w > kMaxDim)
-    return fail (why, where + ": dims out of range");
-  tensor::View v;
-  if (!t.view (&v))
-    return fail (why, where + ": " + tensor::layout_name (t.layout) + " cannot hold " +
-                          tensor::elem_type_name (t.type) + " with " + std::to_string (t.c) + " channels");
-  if (t.type == tensor::ElemType::kInt8 && !(t.scale > 0.f && t.scale < 1e30f))
-    return fail (why, where + ": INT8 needs a positive scale");
+  char name[kNameBytes + 1] = {};
+  uint32_t f[8] = {}, source = 0, reserved[3] = {};
+  bool ok = r.bytes (name, kNameBytes);
+  for (uint32_t &v : f)
+    ok = ok && r.u32 (&v);
+  ok = ok && r.u32 (&source);
+  for (uint32_t &v : reserved)
+    ok = ok && r.u32 (&v);
+  if (!ok)
+    return fail (why, "truncated tensor record");
+  const std::string where = std::string (input ? "input '" : "output '") + name + "'";
+  if (f[0] > 3 || f[1] > 1)
+    return fail (why,
+                 where + ": unknown layout " + std::to_string (f[0]) + " or type " + std::to_string (f[1]));
+  if (reserved[0] || reserved[1] || reserved[2])
+    return fail (why, where + ": reserved bytes 116..127 of its record are not zero");
+  if (input && int32_t (source) != -1)
+    return fail (why, where + ": an input's source must be -1");
+  t->name = name;
+  t->layout = tensor::Layout (f[0]);
+  t->type = tensor::ElemType (f[1]);
+  t->n = f[2];
+  t->c = f[3];
+  t->h = f[4];
+  t->w = f[5];
+  t->scale = as_float (f[6]);
+  t->report_data_type = int32_t (f[7]);
+  t->source = int32_t (source);
   return true;
+}
+
+/* The fixed part of a layer record (up to the weights); the weight and bias counts. */
+bool read_layer_fixed (Reader &r, size_t i, Layer *l, uint32_t *bytes, uint32_t *nw, uint32_t *nb,
+                       std::string *why)
+{
+  const std::string where = "layer " + std::to_string (i);
+  char name[kNameBytes + 1] = {};
+  uint32_t kind = 0, n_in = 0, ids[kMaxLayerInputs] = {}, params[16] = {}, wtype = 0, floats[4] = {};
+  int32_t reserved = 0;
+  bool ok = r.u32 (&kind) && r.u32 (bytes) && r.bytes (name, kNameBytes) && r.u32 (&n_in);
+  for (uint32_t &v : ids)
+    ok = ok && r.u32 (&v);
+  for (uint32_t &v : params)
+    ok = ok && r.u32 (&v);
+  const auto fields = int_params (l, &reserved);
+  for (size_t k = 0; k < fields.size (); ++k)
+    *fields[k] = int32_t (params[k]);
+  for (uint32_t &v : floats)
+    ok = ok && r.u32 (&v);
+  ok = ok && r.u32 (&wtype) && r.u32 (nw) && r.u32 (nb);
+  if (!ok)
+    return fail (why, "truncated layer record " + std::to_string (i));
+  if (n_in < 1 || n_in > kMaxLayerInputs)
+    return fail (why, where + " '" + name + "': input count " + std::to_string (n_in) +
+                          ", a record holds 1.." + std::to_string (kMaxLayerInputs));
+  for (uint32_t k = n_in; k < kMaxLayerInputs; ++k)
+    if (int32_t (ids[k]) != -1)
+      return fail (why, where + " '" + name + "': unused input ids must be -1");
+  if (reserved || floats[2] || floats[3])
+    return fail (why, where + " '" + name + "': reserved parameters must be zero");
+  if (wtype > 1)
+    return fail (why, where + " '" + name + "': unknown weight type " + std::to_string (wtype));
+  l->kind = LayerKind (kind);
+  l->name = name;
+  l->inputs.assign (ids, ids + n_in);
+  l->alpha = as_float (floats[0]);
+  l->beta = as_float (floats[1]);
+  l->weight_type = WeightType (wtype);
+  return true;
+}
+
+bool read_layer (Reader &r, size_t i, size_t size, Layer *l, std::string *why)
+{
+  const size_t start = r.pos ();
+  uint32_t bytes = 0, nw = 0, nb = 0;
+  if (!read_layer_fixed (r, i, l, &bytes, &nw, &nb, why))
+    return false;
+  const size_t esz = l->weight_type == WeightType::kFp16 ? 2 : 4;
+  const uint64_t data_bytes = (uint64_t (nw) + nb) * esz;
+  if (bytes < kLayerFixedBytes || bytes % 4 || start + uint64_t (bytes) > size ||
+      kLayerFixedBytes + data_bytes > bytes)
+    return fail (why, "layer " + std::to_string (i) + ": record of " + std::to_string (bytes) +
+                          " bytes does not fit the file or its " + std::to_string (uint64_t (nw) + nb) +
+                          " values");
+  for (uint64_t k = 0; k < uint64_t (nw) + nb; ++k) {
+    float v;
+    if (esz == 2) {
+      uint16_t h = 0;
+      r.u16 (&h);
+      v = tensor::half_to_float (h);
+    } else {
+      uint32_t u = 0;
+      r.u32 (&u);
+      v = as_float (u);
+    }
+    (k < nw ? l->weights : l->bias).push_back (v);
+  }
+  r.seek (start + bytes);
+  return true;
+}
+
+bool read_header (Reader &r, size_t size, uint32_t counts[3], std::string *why)
+{
+  uint32_t version = 0, header = 0, file_bytes = 0;
+  r.seek (8);
+  if (!r.u32 (&version) || !r.u32 (&header) || !r.u32 (&counts[0]) || !r.u32 (&counts[1]) ||
+      !r.u32 (&counts[2]) || !r.u32 (&file_bytes))
+    return fail (why, "truncated header (" + std::to_string (size) + " bytes)");
+  if (version != kFormatVersion)
+    return fail (why, "swdla model format version " + std::to_string (version) +
+                          " is not read by this swdla (format " + std::to_string (kFormatVersion) +
+                          "); rebuild the file with swdla-tool build or import");
+  if (header != kHeaderBytes)
+    return fail (why,
+                 "header size " + std::to_string (header) + ", expected " + std::to_string (kHeaderBytes));
+  if (file_bytes != size)
+    return fail (why, "the header says " + std::to_string (file_bytes) + " bytes, the buffer has " +
+                          std::to_string (size) + (size < file_bytes ? " (truncated)" : " (trailing bytes)"));
+  if (counts[0] < 1 || counts[0] > kMaxTensors || counts[1] < 1 || counts[1] > kMaxTensors ||
+      counts[2] > kMaxLayers)
+    return fail (why, "implausible counts: " + std::to_string (counts[0]) + " inputs, " +
+                          std::to_string (counts[1]) + " outputs, " + std::to_string (counts[2]) +
+                          " layers (1.." + std::to_string (kMaxTensors) + ", 1.." +
+                          std::to_string (kMaxTensors) + ", 0.." + std::to_string (kMaxLayers) + ")");
+  return true;
+}
+
+void write_name (Writer &w, const std::string &name)
+{
+  char buf[kNameBytes] = {};
+  std::strncpy (buf, name.c_str (), kNameBytes - 1);
+  w.out.insert (w.out.end (), buf, buf + kNameBytes);
+}
+
+void write_tensor (Writer &w, const TensorSpec &t)
+{
+  write_name (w, t.name);
+  for (int64_t v : {int64_t (t.layout), int64_t (t.type), t.n, t.c, t.h, t.w})
+    w.u32 (uint32_t (v));
+  w.f32 (t.scale);
+  w.u32 (uint32_t (t.report_data_type));
+  w.u32 (uint32_t (t.source));
+  for (int i = 0; i < 3; ++i)
+    w.u32 (0);
+}
+
+void write_layer (Writer &w, const Layer &l)
+{
+  const size_t start = w.out.size ();
+  w.u32 (uint32_t (l.kind));
+  w.u32 (0); /* record bytes, patched */
+  write_name (w, l.name);
+  w.u32 (uint32_t (l.inputs.size ()));
+  for (size_t k = 0; k < kMaxLayerInputs; ++k)
+    w.u32 (uint32_t (k < l.inputs.size () ? l.inputs[k] : -1));
+  const int32_t reserved = 0;
+  for (const int32_t *p : int_params (&l, &reserved))
+    w.u32 (uint32_t (*p));
+  for (float f : {l.alpha, l.beta, 0.f, 0.f})
+    w.f32 (f);
+  w.u32 (uint32_t (l.weight_type));
+  w.u32 (uint32_t (l.weights.size ()));
+  w.u32 (uint32_t (l.bias.size ()));
+  for (const auto *vec : {&l.weights, &l.bias})
+    for (float f : *vec) {
+      if (l.weight_type == WeightType::kFp16)
+        w.u16 (tensor::float_to_half (f));
+      else
+        w.f32 (f);
+    }
+  w.pad4 ();
+  w.patch_u32 (start + 4, uint32_t (w.out.size () - start));
 }
 
 }  // namespace
 
-const char *layer_name (LayerKind k)
+const char *kind_name (LayerKind k)
 {
-  switch (k) {
-    case LayerKind::kConv:
-      return "conv";
-    case LayerKind::kRelu:
-      return "relu";
-    case LayerKind::kMaxPool:
-      return "maxpool";
-    case LayerKind::kAvgPool:
-      return "avgpool";
-    case LayerKind::kGlobalAvgPool:
-      return "gap";
-    case LayerKind::kFullyConnected:
-      return "fc";
-    case LayerKind::kSoftmax:
-      return "softmax";
-    case LayerKind::kAdaptiveAvgPool:
-      return "adaptive_avgpool";
-  }
-  return "unknown";
+  const uint32_t i = uint32_t (k);
+  return i < sizeof kKindNames / sizeof *kKindNames ? kKindNames[i] : kKindNames[0];
+}
+
+const char *eltwise_name (int32_t op)
+{
+  return op >= 0 && op < 5 ? kEltwiseNames[op] : nullptr;
 }
 
 bool TensorSpec::view (tensor::View *out) const
@@ -150,12 +305,19 @@ bool TensorSpec::view (tensor::View *out) const
   return tensor::make_view (layout, type, n, c, h, w, out);
 }
 
-int64_t Model::max_activation () const
+std::string Model::tensor_name (int32_t id) const
 {
-  int64_t m = 0;
-  for (const Shape &s : shapes)
-    m = std::max (m, s.count ());
-  return m * batch ();
+  if (id < 0 || size_t (id) >= tensor_count ())
+    return "";
+  return size_t (id) < inputs.size () ? inputs[size_t (id)].name : layers[size_t (id) - inputs.size ()].name;
+}
+
+int32_t Model::find_tensor (const std::string &name) const
+{
+  for (size_t id = 0; id < tensor_count (); ++id)
+    if (tensor_name (int32_t (id)) == name)
+      return int32_t (id);
+  return -1;
 }
 
 void round_weights (Layer *layer)
@@ -167,91 +329,6 @@ void round_weights (Layer *layer)
       f = tensor::half_to_float (tensor::float_to_half (f));
 }
 
-bool infer_shapes (Model *model, std::string *why)
-{
-  if (model->inputs.empty () || model->inputs.size () > kMaxTensors)
-    return fail (why, "a model needs 1.." + std::to_string (kMaxTensors) + " inputs");
-  if (model->outputs.size () != 1)
-    return fail (why, "a model needs exactly one output (format version 1)");
-  if (model->layers.size () > kMaxLayers)
-    return fail (why, "more than " + std::to_string (kMaxLayers) + " layers");
-  for (const TensorSpec &t : model->inputs)
-    if (!check_tensor (t, "input", why))
-      return false;
-  if (!check_tensor (model->outputs[0], "output", why))
-    return false;
-  const TensorSpec &in = model->inputs[0];
-  model->shapes.assign (1, Shape{in.c, in.h, in.w});
-  for (size_t i = 0; i < model->layers.size (); ++i) {
-    const Layer &l = model->layers[i];
-    const Shape s = model->shapes.back ();
-    const std::string where =
-        "layer " + std::to_string (i) + " (" + layer_name (l.kind) + ", input " + dims (s) + ")";
-    Shape o = s;
-    switch (l.kind) {
-      case LayerKind::kConv:
-      case LayerKind::kMaxPool:
-      case LayerKind::kAvgPool: {
-        if (l.kh < 1 || l.kw < 1 || l.sy < 1 || l.sx < 1 || l.py < 0 || l.px < 0 || l.py >= l.kh ||
-            l.px >= l.kw)
-          return fail (why, where + ": kernel >= 1, stride >= 1, 0 <= padding < kernel");
-        const int64_t oh = (s.h + 2 * l.py - l.kh) / l.sy + 1, ow = (s.w + 2 * l.px - l.kw) / l.sx + 1;
-        if (s.h + 2 * l.py < l.kh || s.w + 2 * l.px < l.kw)
-          return fail (why, where + ": kernel larger than the padded input");
-        o = Shape{s.c, oh, ow};
-        if (l.kind == LayerKind::kConv) {
-          if (l.out_c < 1 || l.out_c > kMaxDim)
-            return fail (why, where + ": conv needs 1.." + std::to_string (kMaxDim) + " output channels");
-          o.c = l.out_c;
-          if (int64_t (l.weights.size ()) != int64_t (l.out_c) * s.c * l.kh * l.kw)
-            return fail (why, where + ": conv needs out_c*in_c*kh*kw = " +
-                                  std::to_string (int64_t (l.out_c) * s.c * l.kh * l.kw) + " weights, has " +
-                                  std::to_string (l.weights.size ()));
-        }
-        break;
-      }
-      case LayerKind::kRelu:
-      case LayerKind::kSoftmax:
-        break;
-      case LayerKind::kGlobalAvgPool:
-        o = Shape{s.c, 1, 1};
-        break;
-      case LayerKind::kAdaptiveAvgPool:
-        if (l.out_h < 1 || l.out_w < 1 || l.out_h > s.h || l.out_w > s.w)
-          return fail (why, where + ": adaptive pool needs 1 <= out_h <= h and 1 <= out_w <= w");
-        o = Shape{s.c, l.out_h, l.out_w};
-        break;
-      case LayerKind::kFullyConnected:
-        if (l.out_c < 1 || l.out_c > kMaxDim)
-          return fail (why, where + ": fc needs 1.." + std::to_string (kMaxDim) + " outputs");
-        if (int64_t (l.weights.size ()) != int64_t (l.out_c) * s.count ())
-          return fail (why, where + ": fc needs out*in = " + std::to_string (int64_t (l.out_c) * s.count ()) +
-                                " weights, has " + std::to_string (l.weights.size ()));
-        o = Shape{l.out_c, 1, 1};
-        break;
-      default:
-        return fail (why, where + ": unknown layer kind " + std::to_string (uint32_t (l.kind)));
-    }
-    if ((l.kind == LayerKind::kConv || l.kind == LayerKind::kFullyConnected) && !l.bias.empty () &&
-        int64_t (l.bias.size ()) != l.out_c)
-      return fail (why, where + ": bias needs " + std::to_string (l.out_c) + " values");
-    if (l.kind != LayerKind::kConv && l.kind != LayerKind::kFullyConnected &&
-        (!l.weights.empty () || !l.bias.empty ()))
-      return fail (why, where + ": this layer takes no weights");
-    if (o.count () * in.n > kMaxActivation)
-      return fail (why, where + ": activation too large");
-    model->shapes.push_back (o);
-  }
-  const TensorSpec &out = model->outputs[0];
-  const Shape &last = model->shapes.back ();
-  if (out.n != in.n || out.c != last.c || out.h != last.h || out.w != last.w)
-    return fail (why, "output '" + out.name + "' is " + std::to_string (out.n) + "x" +
-                          std::to_string (out.c) + "x" + std::to_string (out.h) + "x" +
-                          std::to_string (out.w) + " but the layers produce " + std::to_string (in.n) + "x" +
-                          dims (last));
-  return true;
-}
-
 bool parse_model (const uint8_t *data, size_t size, Model *out, std::string *why)
 {
   if (!data || size == 0)
@@ -261,93 +338,20 @@ bool parse_model (const uint8_t *data, size_t size, Model *out, std::string *why
   if (size < 8 || std::memcmp (data, kMagic, 8) != 0)
     return fail (why, "not a swdla model: it does not begin with SWDLAMDL");
   Reader r (data, size);
-  r.seek (8);
-  uint32_t version = 0, header = 0, n_in = 0, n_out = 0, n_layers = 0, file_bytes = 0;
-  if (!r.u32 (&version) || !r.u32 (&header) || !r.u32 (&n_in) || !r.u32 (&n_out) || !r.u32 (&n_layers) ||
-      !r.u32 (&file_bytes))
-    return fail (why, "truncated header (" + std::to_string (size) + " bytes)");
-  if (version != kFormatVersion)
-    return fail (why, "format version " + std::to_string (version) + ", this swdla reads version " +
-                          std::to_string (kFormatVersion));
-  if (header != kHeaderBytes)
-    return fail (why,
-                 "header size " + std::to_string (header) + ", expected " + std::to_string (kHeaderBytes));
-  if (file_bytes != size)
-    return fail (why, "the header says " + std::to_string (file_bytes) + " bytes, the buffer has " +
-                          std::to_string (size) + (size < file_bytes ? " (truncated)" : " (trailing bytes)"));
-  if (n_in < 1 || n_in > kMaxTensors || n_out < 1 || n_out > kMaxTensors || n_layers > kMaxLayers)
-    return fail (why, "implausible counts: " + std::to_string (n_in) + " inputs, " + std::to_string (n_out) +
-                          " outputs, " + std::to_string (n_layers) + " layers");
+  uint32_t counts[3] = {};
+  if (!read_header (r, size, counts, why))
+    return false;
   Model m;
-  for (uint32_t i = 0; i < n_in + n_out; ++i) {
-    char name[kNameBytes + 1] = {};
-    uint32_t f[8] = {};
-    uint32_t reserved[4];
-    if (!r.bytes (name, kNameBytes))
-      return fail (why, "truncated tensor record");
-    for (uint32_t &v : f)
-      if (!r.u32 (&v))
-        return fail (why, "truncated tensor record");
-    for (uint32_t &v : reserved)
-      if (!r.u32 (&v))
-        return fail (why, "truncated tensor record");
-    if (f[0] > 3 || f[1] > 1)
-      return fail (why, "tensor '" + std::string (name) + "': unknown layout " + std::to_string (f[0]) +
-                            " or type " + std::to_string (f[1]));
+  for (uint32_t i = 0; i < counts[0] + counts[1]; ++i) {
     TensorSpec t;
-    t.name = name;
-    t.layout = tensor::Layout (f[0]);
-    t.type = tensor::ElemType (f[1]);
-    t.n = f[2];
-    t.c = f[3];
-    t.h = f[4];
-    t.w = f[5];
-    t.scale = as_float (f[6]);
-    t.report_data_type = int32_t (f[7]);
-    (i < n_in ? m.inputs : m.outputs).push_back (t);
+    if (!read_tensor (r, i < counts[0], &t, why))
+      return false;
+    (i < counts[0] ? m.inputs : m.outputs).push_back (t);
   }
-  for (uint32_t i = 0; i < n_layers; ++i) {
-    const size_t start = r.pos ();
-    uint32_t kind = 0, bytes = 0, p[10] = {}, nw = 0, nb = 0;
-    bool ok = r.u32 (&kind) && r.u32 (&bytes);
-    for (uint32_t &v : p)
-      ok = ok && r.u32 (&v);
-    ok = ok && r.u32 (&nw) && r.u32 (&nb);
-    if (!ok)
-      return fail (why, "truncated layer record " + std::to_string (i));
-    if (p[9] > 1)
-      return fail (why, "layer " + std::to_string (i) + ": unknown weight type " + std::to_string (p[9]));
-    const size_t esz = p[9] == 1 ? 2 : 4;
-    const uint64_t data_bytes = (uint64_t (nw) + nb) * esz;
-    if (bytes < kLayerFixedBytes || start + uint64_t (bytes) > size || kLayerFixedBytes + data_bytes > bytes)
-      return fail (why, "layer " + std::to_string (i) + ": record of " + std::to_string (bytes) +
-                            " bytes does not fit the file or its " + std::to_string (nw + nb) + " values");
+  for (uint32_t i = 0; i < counts[2]; ++i) {
     Layer l;
-    l.kind = LayerKind (kind);
-    l.out_c = int32_t (p[0]);
-    l.kh = int32_t (p[1]);
-    l.kw = int32_t (p[2]);
-    l.sy = int32_t (p[3]);
-    l.sx = int32_t (p[4]);
-    l.py = int32_t (p[5]);
-    l.px = int32_t (p[6]);
-    l.out_h = int32_t (p[7]);
-    l.out_w = int32_t (p[8]);
-    l.weight_type = WeightType (p[9]);
-    for (uint32_t k = 0; k < nw + nb; ++k) {
-      float v;
-      if (esz == 2) {
-        uint16_t h = 0;
-        r.u16 (&h);
-        v = tensor::half_to_float (h);
-      } else {
-        uint32_t u = 0;
-        r.u32 (&u);
-        v = as_float (u);
-      }
-      (k < nw ? l.weights : l.bias).push_back (v);
-    }
-    r.seek (start + bytes);
+    if (!read_layer (r, i, size, &l, why))
+      return false;
     m.layers.push_back (std::move (l));
   }
   if (r.pos () != size)
@@ -362,51 +366,14 @@ std::vector<uint8_t> serialize_model (const Model &model)
 {
   Writer w;
   w.out.insert (w.out.end (), kMagic, kMagic + 8);
-  w.u32 (kFormatVersion);
-  w.u32 (kHeaderBytes);
-  w.u32 (uint32_t (model.inputs.size ()));
-  w.u32 (uint32_t (model.outputs.size ()));
-  w.u32 (uint32_t (model.layers.size ()));
-  w.u32 (0); /* file size, patched at the end */
-  std::vector<const TensorSpec *> tensors;
-  for (const auto &t : model.inputs)
-    tensors.push_back (&t);
-  for (const auto &t : model.outputs)
-    tensors.push_back (&t);
-  for (const TensorSpec *t : tensors) {
-    char name[kNameBytes] = {};
-    std::strncpy (name, t->name.c_str (), kNameBytes - 1);
-    w.out.insert (w.out.end (), name, name + kNameBytes);
-    w.u32 (uint32_t (t->layout));
-    w.u32 (uint32_t (t->type));
-    w.u32 (uint32_t (t->n));
-    w.u32 (uint32_t (t->c));
-    w.u32 (uint32_t (t->h));
-    w.u32 (uint32_t (t->w));
-    w.f32 (t->scale);
-    w.u32 (uint32_t (t->report_data_type));
-    for (int i = 0; i < 4; ++i)
-      w.u32 (0);
-  }
-  for (const Layer &l : model.layers) {
-    const size_t start = w.out.size ();
-    w.u32 (uint32_t (l.kind));
-    w.u32 (0); /* record bytes, patched */
-    for (int32_t v : {l.out_c, l.kh, l.kw, l.sy, l.sx, l.py, l.px, l.out_h, l.out_w})
-      w.u32 (uint32_t (v));
-    w.u32 (uint32_t (l.weight_type));
-    w.u32 (uint32_t (l.weights.size ()));
-    w.u32 (uint32_t (l.bias.size ()));
-    for (const auto *vec : {&l.weights, &l.bias})
-      for (float f : *vec) {
-        if (l.weight_type == WeightType::kFp16)
-          w.u16 (tensor::float_to_half (f));
-        else
-          w.f32 (f);
-      }
-    w.pad4 ();
-    w.patch_u32 (start + 4, uint32_t (w.out.size () - start));
-  }
+  for (size_t v : {size_t (kFormatVersion), kHeaderBytes, model.inputs.size (), model.outputs.size (),
+                   model.layers.size (), size_t (0) /* file size, patched at the end */})
+    w.u32 (uint32_t (v));
+  for (const auto *list : {&model.inputs, &model.outputs})
+    for (const TensorSpec &t : *list)
+      write_tensor (w, t);
+  for (const Layer &l : model.layers)
+    write_layer (w, l);
   w.patch_u32 (28, uint32_t (w.out.size ()));
   return w.out;
 }

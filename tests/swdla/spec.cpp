@@ -12,11 +12,18 @@ namespace {
 
 using Keys = std::map<std::string, std::string>;
 
+/* A layer as written: the tensors it reads by name, resolved to ids when the model is built (a
+ * derived model may add inputs, which moves the ids of every layer result). */
+struct LayerDraft {
+  Layer layer;
+  std::vector<std::string> in; /* empty: the previous layer's result (input 0 for the first layer) */
+};
+
 /* A model as written: I/O keys kept raw so derived models can change them before building. */
 struct Draft {
   std::vector<Keys> inputs;
-  Keys output;
-  std::vector<Layer> layers;
+  std::vector<Keys> outputs;
+  std::vector<LayerDraft> layers;
   std::vector<std::string> labels;
   std::string broken;
 };
@@ -69,6 +76,16 @@ std::string take (Keys &k, const std::string &key, const std::string &def = "")
   return v;
 }
 
+std::vector<std::string> names (const std::string &s)
+{
+  std::vector<std::string> v;
+  std::stringstream ss (s);
+  std::string item;
+  while (std::getline (ss, item, ','))
+    v.push_back (item);
+  return v;
+}
+
 double number (const std::string &s)
 {
   /* Also "a/b", for values such as 1/127. */
@@ -93,11 +110,15 @@ int32_t integer (const std::string &s)
 std::vector<float> list (const std::string &s)
 {
   std::vector<float> v;
-  std::stringstream ss (s);
-  std::string item;
-  while (std::getline (ss, item, ','))
+  for (const std::string &item : names (s))
     v.push_back (float (number (item)));
   return v;
+}
+
+/* An integer key, or `def` when absent. */
+int32_t int_key (Keys &k, const std::string &key, int32_t def)
+{
+  return k.count (key) ? integer (take (k, key)) : def;
 }
 
 void no_leftovers (const Keys &k)
@@ -124,18 +145,19 @@ tensor::ElemType type_of (const std::string &s)
   error ("unknown type '" + s + "' (fp16, int8)");
 }
 
-/* Weights and bias of a conv or fc layer: explicit lists, identity, or seeded random. */
-void init_weights (Layer *l, int64_t fan_in, Keys &k)
+/* Weights and bias of a conv, fc or scale layer (`outputs` x `fan_in` weights, `outputs` biases):
+ * explicit lists, identity, or seeded random. */
+void init_weights (Layer *l, int64_t outputs, int64_t fan_in, Keys &k)
 {
   const std::string init = take (k, "init", "list");
-  const int64_t count = int64_t (l->out_c) * fan_in;
+  const int64_t count = outputs * fan_in;
   if (init == "list") {
     l->weights = list (take (k, "weights"));
     const std::string b = take (k, "bias", "none");
     if (b != "none")
       l->bias = list (b);
   } else if (init == "identity") {
-    if (l->kind != LayerKind::kFullyConnected || l->out_c != fan_in)
+    if (l->kind != LayerKind::kFullyConnected || outputs != fan_in)
       error ("init=identity needs an fc layer with out = its input size (" + std::to_string (fan_in) + ")");
     l->weights.assign (size_t (count), 0.f);
     for (int64_t i = 0; i < fan_in; ++i)
@@ -148,7 +170,7 @@ void init_weights (Layer *l, int64_t fan_in, Keys &k)
     for (float &w : l->weights)
       w = float ((rng.uniform () * 2 - 1) * a);
     if (take (k, "bias", "random") == "random") {
-      l->bias.resize (size_t (l->out_c));
+      l->bias.resize (size_t (outputs));
       for (float &b : l->bias)
         b = float ((rng.uniform () * 2 - 1) * 0.1);
     }
@@ -157,62 +179,98 @@ void init_weights (Layer *l, int64_t fan_in, Keys &k)
   }
 }
 
-Layer parse_layer (const std::string &word, Keys k, const Shape &in)
+/* Kernel or window, stride and the four paddings (p= both axes, py=/px= one axis, pt= pl= pb= pr=
+ * one side each). */
+void parse_window (Layer *l, Keys &k)
 {
-  Layer l;
-  auto window = [&] {
-    l.kh = l.kw = integer (take (k, "k", "1"));
-    if (k.count ("kh"))
-      l.kh = integer (take (k, "kh"));
-    if (k.count ("kw"))
-      l.kw = integer (take (k, "kw"));
-    l.sy = l.sx = integer (take (k, "s", "1"));
-    if (k.count ("sy"))
-      l.sy = integer (take (k, "sy"));
-    if (k.count ("sx"))
-      l.sx = integer (take (k, "sx"));
-    l.py = l.px = integer (take (k, "p", "0"));
-    if (k.count ("py"))
-      l.py = integer (take (k, "py"));
-    if (k.count ("px"))
-      l.px = integer (take (k, "px"));
-  };
-  auto wtype = [&] {
-    const std::string t = take (k, "wtype", "fp32");
-    if (t != "fp32" && t != "fp16")
-      error ("wtype is fp32 or fp16");
-    l.weight_type = t == "fp16" ? WeightType::kFp16 : WeightType::kFp32;
-  };
-  if (word == "conv") {
-    l.kind = LayerKind::kConv;
-    l.out_c = integer (take (k, "out"));
-    window ();
-    wtype ();
-    init_weights (&l, in.c * l.kh * l.kw, k);
+  l->kh = l->kw = integer (take (k, "k", "1"));
+  l->kh = int_key (k, "kh", l->kh);
+  l->kw = int_key (k, "kw", l->kw);
+  l->sy = l->sx = integer (take (k, "s", "1"));
+  l->sy = int_key (k, "sy", l->sy);
+  l->sx = int_key (k, "sx", l->sx);
+  const int32_t p = int_key (k, "p", 0), py = int_key (k, "py", p), px = int_key (k, "px", p);
+  l->pt = int_key (k, "pt", py);
+  l->pb = int_key (k, "pb", py);
+  l->pl = int_key (k, "pl", px);
+  l->pr = int_key (k, "pr", px);
+}
+
+void parse_wtype (Layer *l, Keys &k)
+{
+  const std::string t = take (k, "wtype", "fp32");
+  if (t != "fp32" && t != "fp16")
+    error ("wtype is fp32 or fp16");
+  l->weight_type = t == "fp16" ? WeightType::kFp16 : WeightType::kFp32;
+}
+
+void parse_conv (Layer *l, Keys &k, const Shape &in)
+{
+  l->out_c = integer (take (k, "out"));
+  parse_window (l, k);
+  l->groups = int_key (k, "g", 1);
+  l->dy = l->dx = int_key (k, "d", 1);
+  l->dy = int_key (k, "dy", l->dy);
+  l->dx = int_key (k, "dx", l->dx);
+  parse_wtype (l, k);
+  init_weights (l, l->out_c, in.c / std::max (l->groups, 1) * l->kh * l->kw, k);
+}
+
+int32_t eltwise_op (const std::string &s)
+{
+  for (int32_t op = 0; eltwise_name (op); ++op)
+    if (s == eltwise_name (op))
+      return op;
+  error ("unknown op '" + s + "' (sum, prod, max, min, sub)");
+}
+
+/* The kinds without parameters, by statement. */
+const std::map<std::string, LayerKind> kPlainKinds = {
+    {"relu", LayerKind::kRelu},       {"gap", LayerKind::kGlobalAvgPool}, {"softmax", LayerKind::kSoftmax},
+    {"sigmoid", LayerKind::kSigmoid}, {"tanh", LayerKind::kTanh},         {"concat", LayerKind::kConcat}};
+
+/* One layer statement; `in` is the shape of the tensor it reads first. */
+void parse_kind (const std::string &word, Keys &k, const Shape &in, Layer *l)
+{
+  if (kPlainKinds.count (word)) {
+    l->kind = kPlainKinds.at (word);
+  } else if (word == "conv") {
+    l->kind = LayerKind::kConv;
+    parse_conv (l, k, in);
   } else if (word == "fc") {
-    l.kind = LayerKind::kFullyConnected;
-    l.out_c = integer (take (k, "out"));
-    wtype ();
-    init_weights (&l, in.count (), k);
+    l->kind = LayerKind::kFullyConnected;
+    l->out_c = integer (take (k, "out"));
+    parse_wtype (l, k);
+    init_weights (l, l->out_c, in.count (), k);
+  } else if (word == "scale") {
+    l->kind = LayerKind::kScale;
+    parse_wtype (l, k);
+    init_weights (l, in.c, 1, k);
   } else if (word == "maxpool" || word == "avgpool") {
-    l.kind = word == "maxpool" ? LayerKind::kMaxPool : LayerKind::kAvgPool;
-    window ();
+    l->kind = word == "maxpool" ? LayerKind::kMaxPool : LayerKind::kAvgPool;
+    parse_window (l, k);
   } else if (word == "adaptive_avgpool") {
-    l.kind = LayerKind::kAdaptiveAvgPool;
-    l.out_h = integer (take (k, "h"));
-    l.out_w = integer (take (k, "w"));
-  } else if (word == "relu") {
-    l.kind = LayerKind::kRelu;
-  } else if (word == "gap") {
-    l.kind = LayerKind::kGlobalAvgPool;
-  } else if (word == "softmax") {
-    l.kind = LayerKind::kSoftmax;
+    l->kind = LayerKind::kAdaptiveAvgPool;
+    l->out_h = integer (take (k, "h"));
+    l->out_w = integer (take (k, "w"));
+  } else if (word == "leaky") {
+    l->kind = LayerKind::kLeakyRelu;
+    l->alpha = float (number (take (k, "alpha")));
+  } else if (word == "clip") {
+    l->kind = LayerKind::kClip;
+    l->alpha = float (number (take (k, "min")));
+    l->beta = float (number (take (k, "max")));
+  } else if (word == "eltwise") {
+    l->kind = LayerKind::kEltwise;
+    l->op = eltwise_op (take (k, "op"));
+  } else if (word == "resize") {
+    l->kind = LayerKind::kResize;
+    l->sy = l->sx = int_key (k, "s", 1);
+    l->sy = int_key (k, "sy", l->sy);
+    l->sx = int_key (k, "sx", l->sx);
   } else {
     error ("unknown statement '" + word + "'");
   }
-  no_leftovers (k);
-  round_weights (&l);
-  return l;
 }
 
 TensorSpec tensor_of (Keys k, bool is_output, const Shape &shape, int64_t batch)
@@ -241,33 +299,87 @@ TensorSpec tensor_of (Keys k, bool is_output, const Shape &shape, int64_t batch)
   return t;
 }
 
-/* The shape after the first `count` layers of a model whose output is not known yet. */
-Shape shape_after (const Model &m, size_t count)
+/* The name of the tensor a layer (or output) reads by default: the last layer's result, or input 0. */
+std::string last_tensor (const Model &m)
 {
-  Model part;
-  part.inputs = m.inputs;
-  part.layers.assign (m.layers.begin (), m.layers.begin () + long (count));
-  part.outputs.assign (1, m.inputs[0]); /* placeholder: only the final output check can fail on it */
+  return m.layers.empty () ? m.inputs[0].name : m.layers.back ().name;
+}
+
+int32_t tensor_id (const Model &m, const std::string &name, const std::string &reader)
+{
+  const int32_t id = m.find_tensor (name);
+  if (id < 0)
+    error (reader + ": no tensor '" + name + "' before it");
+  return id;
+}
+
+/* The inputs and layers of a draft, tensor names resolved to ids, shapes inferred. */
+Model shaped (const Draft &d)
+{
+  Model m;
+  for (const Keys &k : d.inputs)
+    m.inputs.push_back (tensor_of (k, false, {}, 0));
+  for (const LayerDraft &ld : d.layers) {
+    Layer l = ld.layer;
+    const std::vector<std::string> in = ld.in.empty () ? std::vector<std::string>{last_tensor (m)} : ld.in;
+    for (const std::string &name : in)
+      l.inputs.push_back (tensor_id (m, name, "layer '" + l.name + "'"));
+    m.layers.push_back (std::move (l));
+  }
   std::string why;
-  infer_shapes (&part, &why);
-  if (part.shapes.size () != count + 1)
+  if (!infer_layer_shapes (&m, &why))
     error (why);
-  return part.shapes.back ();
+  return m;
 }
 
 /* Builds a draft; a derived model with another input size gets the layers re-shaped (pools adapt,
  * weights stay; a layer that no longer fits is an error). */
 Model build (const Draft &d)
 {
-  Model m;
-  for (const Keys &k : d.inputs)
-    m.inputs.push_back (tensor_of (k, false, {}, 0));
-  m.layers = d.layers;
-  m.outputs.push_back (tensor_of (d.output, true, shape_after (m, m.layers.size ()), m.inputs[0].n));
+  Model m = shaped (d);
+  for (Keys k : d.outputs) {
+    const std::string from = take (k, "from", last_tensor (m));
+    const int32_t id = tensor_id (m, from, "output");
+    m.outputs.push_back (tensor_of (k, true, m.shapes[size_t (id)], m.batch ()));
+    m.outputs.back ().source = id;
+  }
   std::string why;
   if (!infer_shapes (&m, &why))
     error (why);
   return m;
+}
+
+/* A layer statement of the draft being written. */
+LayerDraft parse_layer (const std::string &word, Keys k, const Draft &cur)
+{
+  LayerDraft d;
+  const std::string name = k.count ("name") ? take (k, "name") : "";
+  if (k.count ("in"))
+    d.in = names (take (k, "in"));
+  const Model m = shaped (cur);
+  const int32_t first = d.in.empty () ? m.find_tensor (last_tensor (m)) : tensor_id (m, d.in[0], word);
+  parse_kind (word, k, m.shapes[size_t (first)], &d.layer);
+  no_leftovers (k);
+  round_weights (&d.layer);
+  d.layer.name = name.empty ()
+                     ? std::string (kind_name (d.layer.kind)) + "_" + std::to_string (cur.layers.size ())
+                     : name;
+  return d;
+}
+
+/* The I/O keys `set` changes: input, input1, ..., output, output1, ... */
+Keys *set_target (Draft *d, const std::string &t)
+{
+  for (auto *list : {&d->inputs, &d->outputs}) {
+    const std::string stem = list == &d->inputs ? "input" : "output";
+    if (t.rfind (stem, 0) != 0)
+      continue;
+    const size_t idx = t.size () > stem.size () ? size_t (integer (t.substr (stem.size ()))) : 0;
+    if (idx >= list->size ())
+      error ("set: no " + t);
+    return &(*list)[idx];
+  }
+  error ("set: unknown tensor '" + t + "'");
 }
 
 void apply_damage (const std::string &kind, std::vector<uint8_t> *bytes)
@@ -329,7 +441,7 @@ bool build_spec (const std::string &text, std::vector<SpecOutput> *out, std::str
         SpecOutput o;
         o.name = name;
         o.labels = cur.labels;
-        if (cur.output.empty ())
+        if (cur.outputs.empty ())
           error ("model " + name + " has no output");
         o.bytes = serialize_model (build (cur));
         if (!cur.broken.empty ()) {
@@ -345,7 +457,7 @@ bool build_spec (const std::string &text, std::vector<SpecOutput> *out, std::str
           error ("a second 'input': use addinput for more inputs");
         cur.inputs.push_back (parse_keys (in));
       } else if (word == "output") {
-        cur.output = parse_keys (in);
+        cur.outputs.push_back (parse_keys (in));
       } else if (word == "labels") {
         std::string all;
         in >> all;
@@ -361,17 +473,7 @@ bool build_spec (const std::string &text, std::vector<SpecOutput> *out, std::str
           if (dot == std::string::npos)
             error ("set needs tensor.key=value");
           const std::string t = kv.first.substr (0, dot), key = kv.first.substr (dot + 1);
-          Keys *target = nullptr;
-          if (t == "output")
-            target = &cur.output;
-          else if (t.rfind ("input", 0) == 0) {
-            const size_t idx = t.size () > 5 ? size_t (integer (t.substr (5))) : 0;
-            if (idx >= cur.inputs.size ())
-              error ("no " + t);
-            target = &cur.inputs[idx];
-          } else {
-            error ("set: unknown tensor '" + t + "'");
-          }
+          Keys *const target = set_target (&cur, t);
           if (kv.second == "none")
             target->erase (key);
           else
@@ -384,12 +486,7 @@ bool build_spec (const std::string &text, std::vector<SpecOutput> *out, std::str
       } else {
         if (cur.inputs.empty ())
           error ("layers need an input first");
-        /* The shape this layer sees, from the layers so far. */
-        Model m;
-        m.inputs.push_back (tensor_of (cur.inputs[0], false, {}, 0));
-        m.layers = cur.layers;
-        const Shape s = shape_after (m, m.layers.size ());
-        cur.layers.push_back (parse_layer (word, parse_keys (in), s));
+        cur.layers.push_back (parse_layer (word, parse_keys (in), cur));
       }
     }
     if (open)

@@ -56,6 +56,22 @@ uint64_t wait_for_slot (const swdla::TaskEventPtr &e)
 struct Resolved {
   cudlaModule_t *module = nullptr;
   std::vector<swdla::Registration *> inputs, outputs;
+
+  /* The CUDA pointers of every input and output, for the executor. */
+  swdla::DeviceModel::Inputs input_ptrs () const
+  {
+    swdla::DeviceModel::Inputs p;
+    for (const auto *reg : inputs)
+      p.push_back (reg->cuda_ptr);
+    return p;
+  }
+  swdla::DeviceModel::Outputs output_ptrs () const
+  {
+    swdla::DeviceModel::Outputs p;
+    for (const auto *reg : outputs)
+      p.push_back (const_cast<void *> (reg->cuda_ptr));
+    return p;
+  }
 };
 
 std::string hex (uint64_t v)
@@ -199,9 +215,8 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     status = plan.external_error;
     run = false;
   }
-  void *const output = const_cast<void *> (r.outputs[0]->cuda_ptr);
   if (run && err == cudaSuccess) /* the network, then its status (success), from one graph */
-    err = r.module->device->enqueue (stream, r.inputs[0]->cuda_ptr, output, {h->status.device (), status},
+    err = r.module->device->enqueue (stream, r.input_ptrs (), r.output_ptrs (), {h->status.device (), status},
                                      settings.graphs);
   else if (err == cudaSuccess && !noop)
     err = swdla::enqueue_store (stream, h->status.device (), status);

@@ -39,7 +39,9 @@ def main():
         check(rc == 0, f'{f}: exit {rc}', out)
         check(re.search(r"^input 0: '\w+' (fp16|int8) \w+ \d+x\d+x\d+x\d+ \(row \d+ B", out, re.M), f'{f}: no input line', out)
         check(re.search(r"^output 0: '\w+' (fp16|int8) ", out, re.M), f'{f}: no output line', out)
-        check(out.count('  raw: name=') == 2 and 'reading: ' in out, f'{f}: raw descriptors missing', out)
+        tensors = len(re.findall(r"^(?:input|output) \d+: '", out, re.M))
+        check(tensors >= 2 and out.count('  raw: name=') == tensors and 'reading: ' in out,
+              f'{f}: raw descriptors missing', out)
     rc, out = run([os.path.join(DATA, 'backbone.swdla')])
     check("input 0: 'features' fp16 chw16 1x64x56x56" in out and "output 0: 'features_out' fp16 chw16 1x2048x7x7" in out,
           'backbone: tensors', out)

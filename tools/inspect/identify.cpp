@@ -51,8 +51,10 @@ int identify (const std::string &path, const std::vector<uint8_t> &b)
                      declared > b.size () ? "truncated" : "trailing bytes");
         return kNotModel;
       }
-      if (version != 1) {
-        std::printf ("note: version %u is not one swdla reads (1)\n", version);
+      if (version != 2) {
+        std::printf (
+            "note: version %u is not one swdla reads (2): rebuild it with swdla-tool build or import\n",
+            version);
         return kNotModel;
       }
       return kOk;

@@ -30,17 +30,23 @@ TensorSpec fp16_tensor (const char *name, int64_t c, int64_t h, int64_t w)
   return t;
 }
 
-/* A one-input model of the given layers over a c x h x w input; the output follows. */
+/* A one-input model of the given layers over a c x h x w input, chained (each reads the previous
+ * result); the output follows the last. */
 Model tiny (int64_t c, int64_t h, int64_t w, std::vector<Layer> layers)
 {
   Model m;
   m.inputs.push_back (fp16_tensor ("in", c, h, w));
   m.layers = std::move (layers);
-  m.outputs.push_back (m.inputs[0]);
+  for (size_t j = 0; j < m.layers.size (); ++j) {
+    m.layers[j].name = "l" + std::to_string (j);
+    m.layers[j].inputs = {int32_t (j)};
+  }
   std::string why;
-  infer_shapes (&m, &why); /* fills shapes; output fixed below */
-  const swdla::Shape &s = m.shapes.back ();
-  m.outputs[0] = fp16_tensor ("out", s.c, s.h, s.w);
+  EXPECT_TRUE (infer_layer_shapes (&m, &why)) << why;
+  const int32_t last = int32_t (m.tensor_count () - 1);
+  const swdla::Shape &s = m.shapes[size_t (last)];
+  m.outputs.push_back (fp16_tensor ("out", s.c, s.h, s.w));
+  m.outputs[0].source = last;
   EXPECT_TRUE (infer_shapes (&m, &why)) << why;
   return m;
 }
@@ -52,7 +58,7 @@ Layer layer (LayerKind k, int kh = 1, int kw = 1, int s = 1, int p = 0)
   l.kh = kh;
   l.kw = kw;
   l.sy = l.sx = s;
-  l.py = l.px = p;
+  l.pt = l.pl = l.pb = l.pr = p;
   return l;
 }
 
@@ -236,7 +242,7 @@ std::vector<float> infer (const Model &m, const std::vector<float> &image)
   m.outputs[0].view (&ov);
   std::vector<uint8_t> in (size_t (iv.size)), out (size_t (ov.size));
   swdla::pack_tensor (m.inputs[0], image.data (), in.data ());
-  swdla::run_cpu (m, {in.data ()}, out.data ());
+  swdla::run_cpu (m, {in.data ()}, {out.data ()});
   return swdla::unpack_tensor (m.outputs[0], out.data ());
 }
 

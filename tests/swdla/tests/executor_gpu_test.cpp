@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* swdla on the GPU: the CUDA executor equals the CPU executor for every generated model (a task's
+/* swdla on the GPU: the CUDA executor equals the CPU executor for every generated model, every
+ * output of the graph models included (a task's
  * first run is captured into a graph, the next ones replay it; SWDLA_GRAPHS=0 launches them one by
  * one), more output buffers than it keeps
  * graphs for, the nine-step flow classifies, kernel -> task -> kernel needs no host sync, and two
@@ -38,19 +39,7 @@ TEST_P (EveryModel, CudaExecutorEqualsCpuExecutor)
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     /* The last without the graph cache (SWDLA_GRAPHS=0): the kernels launched one by one. */
     std::unique_ptr<Env> plain (seed == 4 ? new Env ("SWDLA_GRAPHS", "0") : nullptr);
-    std::vector<std::vector<uint8_t>> in;
-    for (size_t i = 0; i < s.inputs.size (); ++i) {
-      in.push_back (swdla_test::random_input (s.model.inputs[i], seed * 10 + uint32_t (i)));
-      ASSERT_TRUE (s.write_input (i, in.back ()));
-    }
-    const cudlaStatus st = s.submit (stream);
-    ASSERT_EQ (st, cudlaSuccess) << swdla_test::describe (st);
-    ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
-    EXPECT_EQ (cudlaGetLastError (s.dev), cudlaSuccess);
-    const auto got = s.read_output ();
-    const auto want = swdla_test::cpu_output (s.model, in);
-    EXPECT_EQ (swdla_test::compare_outputs (s.model.outputs[0], got, want), "")
-        << GetParam () << " seed " << seed;
+    EXPECT_EQ (swdla_test::task_equals_cpu (s, stream, seed), "") << GetParam () << " seed " << seed;
   }
   EXPECT_EQ (s.close (), cudlaSuccess) << swdlaLastRefusal ();
 }
@@ -65,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P (
                      "readout-w225-int8-dla_linear", "readout-w225-int8-dla_hwc4",
                      "readout-out-fp16-dla_linear", "readout-out-int8-chw32", "readout-grey",
                      "readout-grey-fp16-dla_hwc4", "random-cnn", "random-cnn-int8", "random-cnn-softmax",
-                     "broken-wrong-type", "broken-two-inputs"),
+                     "broken-wrong-type", "broken-two-inputs", "graph-residual", "graph-yolo",
+                     "graph-multi-output"),
     [] (const testing::TestParamInfo<const char *> &i) {
       std::string s = i.param;
       for (char &c : s)
@@ -106,7 +96,8 @@ TEST (SwdlaExecutor, MoreOutputBuffersThanGraphs)
       std::vector<uint8_t> got (size);
       ASSERT_EQ (cudaMemcpy (got.data (), cuda[size_t (b)], size, cudaMemcpyDeviceToHost), cudaSuccess);
       EXPECT_EQ (
-          swdla_test::compare_outputs (s.model.outputs[0], got, swdla_test::cpu_output (s.model, {in})), "")
+          swdla_test::compare_outputs (s.model.outputs[0], got, swdla_test::cpu_outputs (s.model, {in})[0]),
+          "")
           << "round " << round << ", buffer " << b;
     }
   }

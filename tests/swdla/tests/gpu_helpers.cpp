@@ -10,6 +10,7 @@
 
 #include "common/numeric.h"
 #include "settings.h"
+#include "test_models.h"
 #include "test_support.h"
 
 namespace swdla_test {
@@ -86,7 +87,14 @@ std::string Session::open (const std::string &name, int core)
   const auto bytes = model_bytes (name);
   if (bytes.empty ())
     return "model " + name + " missing or empty in " + dlainfer_test::test_data ("");
-  model = parse (name);
+  return open_bytes (bytes, core);
+}
+
+std::string Session::open_bytes (const std::vector<uint8_t> &bytes, int core)
+{
+  std::string why;
+  if (!swdla::parse_model (bytes.data (), bytes.size (), &model, &why))
+    return "parse_model: " + why;
   cudlaStatus s = cudlaCreateDevice (uint64_t (core), &dev, CUDLA_CUDA_DLA);
   if (s != cudlaSuccess)
     return "cudlaCreateDevice: " + describe (s);
@@ -172,14 +180,7 @@ std::vector<uint8_t> Session::read_output (size_t i)
 
 std::vector<uint8_t> random_input (const swdla::TensorSpec &t, uint32_t seed)
 {
-  std::vector<float> dense (size_t (t.n * t.c * t.h * t.w));
-  uint32_t x = seed * 2654435761u + 1;
-  for (float &v : dense) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    v = float (x % 2001) / 1000.f - 1.f;
-  }
+  const std::vector<float> dense = random_dense (t, seed);
   tensor::View view;
   t.view (&view);
   std::vector<uint8_t> bytes (size_t (view.size));
@@ -187,15 +188,22 @@ std::vector<uint8_t> random_input (const swdla::TensorSpec &t, uint32_t seed)
   return bytes;
 }
 
-std::vector<uint8_t> cpu_output (const swdla::Model &m, const std::vector<std::vector<uint8_t>> &inputs)
+std::vector<std::vector<uint8_t>> cpu_outputs (const swdla::Model &m,
+                                               const std::vector<std::vector<uint8_t>> &inputs)
 {
-  tensor::View ov;
-  m.outputs[0].view (&ov);
-  std::vector<uint8_t> out (size_t (ov.size));
-  std::vector<const uint8_t *> ptrs;
+  std::vector<std::vector<uint8_t>> out;
+  for (const swdla::TensorSpec &t : m.outputs) {
+    tensor::View v;
+    t.view (&v);
+    out.emplace_back (size_t (v.size));
+  }
+  std::vector<const uint8_t *> in_ptrs;
   for (const auto &i : inputs)
-    ptrs.push_back (i.data ());
-  swdla::run_cpu (m, ptrs, out.data ());
+    in_ptrs.push_back (i.data ());
+  std::vector<uint8_t *> out_ptrs;
+  for (auto &o : out)
+    out_ptrs.push_back (o.data ());
+  swdla::run_cpu (m, in_ptrs, out_ptrs);
   return out;
 }
 
@@ -227,6 +235,31 @@ std::string compare_outputs (const swdla::TensorSpec &t, const std::vector<uint8
     if (!owned[b] && got[b] != 0 && bad++ < 8)
       msg << "pad byte " << b << " is " << int (got[b]) << " (pads must be zero); ";
   return bad ? std::to_string (bad) + " mismatches: " + msg.str () : "";
+}
+
+std::string task_equals_cpu (Session &s, cudaStream_t stream, uint32_t seed)
+{
+  std::vector<std::vector<uint8_t>> in;
+  for (size_t i = 0; i < s.inputs.size (); ++i) {
+    in.push_back (random_input (s.model.inputs[i], seed * 10 + uint32_t (i)));
+    if (!s.write_input (i, in.back ()))
+      return "writing input " + std::to_string (i) + " failed";
+  }
+  const cudlaStatus st = s.submit (stream);
+  if (st != cudlaSuccess)
+    return "cudlaSubmitTask: " + describe (st);
+  if (cudaStreamSynchronize (stream) != cudaSuccess)
+    return "cudaStreamSynchronize failed";
+  if (cudlaGetLastError (s.dev) != cudlaSuccess)
+    return "cudlaGetLastError: " + describe (cudlaGetLastError (s.dev));
+  const auto want = cpu_outputs (s.model, in);
+  std::string diff;
+  for (size_t k = 0; k < s.outputs.size (); ++k) {
+    const std::string d = compare_outputs (s.model.outputs[k], s.read_output (k), want[k]);
+    if (!d.empty ())
+      diff += "output " + s.model.outputs[k].name + ": " + d + "; ";
+  }
+  return diff;
 }
 
 Stream::Stream ()

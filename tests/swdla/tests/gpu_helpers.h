@@ -58,6 +58,8 @@ class Session {
 
   /* Empty string on success, else what failed. */
   std::string open (const std::string &model, int core = 0);
+  /* The same for a model's bytes (one written by the test). */
+  std::string open_bytes (const std::vector<uint8_t> &bytes, int core = 0);
   /* Step 7 on `stream`: one task with every registered tensor. */
   cudlaStatus submit (cudaStream_t stream, uint32_t flags = 0);
   cudlaTask task ();
@@ -82,8 +84,13 @@ class Session {
 /* Random but valid input bytes for a tensor (dense values in [-1, 1] packed by the CPU side). */
 std::vector<uint8_t> random_input (const swdla::TensorSpec &t, uint32_t seed);
 
-/* The CPU executor's output bytes for the given input bytes. */
-std::vector<uint8_t> cpu_output (const swdla::Model &m, const std::vector<std::vector<uint8_t>> &inputs);
+/* The CPU executor's bytes of every output for the given input bytes. */
+std::vector<std::vector<uint8_t>> cpu_outputs (const swdla::Model &m,
+                                               const std::vector<std::vector<uint8_t>> &inputs);
+
+/* One task of `s` on seeded random inputs (input i from seed * 10 + i), then every output against
+ * the CPU executor's: "" when all agree and the task succeeded, else what differs. */
+std::string task_equals_cpu (Session &s, cudaStream_t stream, uint32_t seed);
 
 /* Compares two output tensors element by element (FP16: 2e-3 relative + 1e-3; INT8: 1 step) and
  * requires every pad byte of `got` to be zero. Empty string when equal, else the first mismatches. */

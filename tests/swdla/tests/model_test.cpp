@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -137,7 +138,7 @@ TEST (Model, RandomCnnHasEveryLayerKindAndBothWeightTypes)
   for (auto k :
        {swdla::LayerKind::kConv, swdla::LayerKind::kRelu, swdla::LayerKind::kMaxPool,
         swdla::LayerKind::kAvgPool, swdla::LayerKind::kGlobalAvgPool, swdla::LayerKind::kFullyConnected})
-    EXPECT_TRUE (kinds.count (k)) << swdla::layer_name (k);
+    EXPECT_TRUE (kinds.count (k)) << swdla::kind_name (k);
   EXPECT_EQ (wtypes.size (), 2u);
   EXPECT_EQ (parse ("random-cnn-softmax").layers.back ().kind, swdla::LayerKind::kSoftmax);
 }
@@ -198,24 +199,74 @@ TEST (Model, EveryPrefixAndEveryByteFlipIsHandled)
     swdla::Model m;
     std::string why;
     if (swdla::parse_model (bad.data (), bad.size (), &m, &why)) {
-      EXPECT_EQ (m.shapes.size (), m.layers.size () + 1);
+      EXPECT_EQ (m.shapes.size (), m.tensor_count ());
     }
   }
 }
 
-TEST (Model, RoundTripsThroughTheFormat)
+class RoundTrip : public testing::TestWithParam<const char *> {};
+
+TEST_P (RoundTrip, ParseThenSerializeGivesTheSameBytes)
 {
-  const swdla::Model m = parse ("random-cnn");
+  const swdla::Model m = parse (GetParam ());
   const auto bytes = swdla::serialize_model (m);
-  EXPECT_EQ (bytes, read_model ("random-cnn"));
+  EXPECT_EQ (bytes, read_model (GetParam ()));
   swdla::Model again;
   std::string why;
   ASSERT_TRUE (swdla::parse_model (bytes.data (), bytes.size (), &again, &why)) << why;
   ASSERT_EQ (again.layers.size (), m.layers.size ());
   for (size_t i = 0; i < m.layers.size (); ++i) {
+    EXPECT_EQ (again.layers[i].name, m.layers[i].name);
+    EXPECT_EQ (again.layers[i].inputs, m.layers[i].inputs);
     EXPECT_EQ (again.layers[i].weights, m.layers[i].weights);
     EXPECT_EQ (again.layers[i].bias, m.layers[i].bias);
   }
+  ASSERT_EQ (again.outputs.size (), m.outputs.size ());
+  for (size_t k = 0; k < m.outputs.size (); ++k)
+    EXPECT_EQ (again.outputs[k].source, m.outputs[k].source);
+}
+
+INSTANTIATE_TEST_SUITE_P (Models, RoundTrip,
+                          testing::Values ("random-cnn", "colours", "broken-two-inputs", "graph-residual",
+                                           "graph-yolo", "graph-multi-output"),
+                          [] (const testing::TestParamInfo<const char *> &i) {
+                            std::string s = i.param;
+                            std::replace (s.begin (), s.end (), '-', '_');
+                            return s;
+                          });
+
+TEST (Model, VersionOneIsRefusedWithTheFix)
+{
+  auto bytes = read_model ("colours");
+  bytes[8] = 1;
+  EXPECT_EQ (refusal (bytes),
+             "swdla model format version 1 is not read by this swdla (format 2); rebuild the "
+             "file with swdla-tool build or import");
+}
+
+TEST (Model, GraphModelsHaveTheirTensorsAndSources)
+{
+  const swdla::Model y = parse ("graph-yolo");
+  ASSERT_EQ (y.outputs.size (), 2u);
+  EXPECT_EQ (y.tensor_name (y.outputs[0].source), "head_coarse");
+  EXPECT_EQ (y.tensor_name (y.outputs[1].source), "head_fine");
+  EXPECT_EQ (y.outputs[1].layout, L::kDlaLinear);
+  const swdla::Layer &cat = y.layers[size_t (y.find_tensor ("cat") - 1)];
+  EXPECT_EQ (cat.kind, swdla::LayerKind::kConcat);
+  EXPECT_EQ (cat.inputs, (std::vector<int32_t>{y.find_tensor ("up"), y.find_tensor ("c2_silu")}));
+  EXPECT_EQ (y.shapes[size_t (y.find_tensor ("cat"))].c, 96);
+  const swdla::Model mo = parse ("graph-multi-output");
+  ASSERT_EQ (mo.inputs.size (), 2u);
+  EXPECT_EQ (mo.inputs[1].layout, L::kDlaHwc4);
+  std::set<std::pair<L, T>> formats;
+  for (const auto &o : mo.outputs)
+    formats.insert ({o.layout, o.type});
+  EXPECT_EQ (formats.size (), 4u);
+  std::set<swdla::LayerKind> kinds;
+  for (const char *name : {"graph-residual", "graph-yolo", "graph-multi-output", "random-cnn", "quadrants"})
+    for (const auto &l : parse (name).layers)
+      kinds.insert (l.kind);
+  EXPECT_EQ (kinds.size (), 16u) << "the graph models and random-cnn hold every kind";
 }
 
 TEST (Model, HeaderIsAsFormatMdSays)
@@ -227,7 +278,7 @@ TEST (Model, HeaderIsAsFormatMdSays)
     return uint32_t (b[at]) | uint32_t (b[at + 1]) << 8 | uint32_t (b[at + 2]) << 16 |
            uint32_t (b[at + 3]) << 24;
   };
-  EXPECT_EQ (u32 (8), 1u);   /* version */
+  EXPECT_EQ (u32 (8), 2u);   /* version */
   EXPECT_EQ (u32 (12), 32u); /* header bytes */
   EXPECT_EQ (u32 (16), 1u);  /* inputs */
   EXPECT_EQ (u32 (20), 1u);  /* outputs */
