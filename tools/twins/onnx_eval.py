@@ -32,6 +32,9 @@ def conv(x, w, b, a):
     n, c = x.shape[:2]
     oc = w.shape[0]
     cg, og = c // g, oc // g
+    if cg == 1 and og == 1:  # depthwise: one einsum instead of one per channel
+        y = np.einsum('ncyxij,cij->ncyx', win, w[:, 0], optimize=True)
+        return y + b[None, :, None, None] if b is not None else y
     outs = []
     for gi in range(g):
         wi = win[:, gi * cg:(gi + 1) * cg]
@@ -71,6 +74,10 @@ def run(model, feeds):
             y = conv(f, ins[1].astype(np.float32), ins[2].astype(np.float32) if len(ins) > 2 else None, a)
         elif op == 'Relu':
             y = np.maximum(f, 0)
+        elif op == 'LeakyRelu':
+            y = np.where(f < 0, f * np.float32(a.get('alpha', 0.01)), f)
+        elif op == 'Add':
+            y = f + ins[1].astype(np.float32)
         elif op == 'MaxPool':
             y = pool(f, a, 'max')
         elif op == 'AveragePool':
