@@ -4,7 +4,7 @@
 itself, on real photographs.
 
   face_api_check.py --cache DIR --work DIR [--skimage DIR]... [--fetch-skimage SCRIPT]
-                    [--swdla-tool PATH --swdla-models DIR]
+                    [--swdla-tool PATH (--swdla-import SCRIPT | --swdla-models DIR)]
 
 1. Photographs: face-api's demo/sample1..6.jpg (in the npm package) and scikit-image's astronaut,
    chelsea, coffee, decoded with Pillow to RGB bytes.
@@ -289,23 +289,30 @@ def check_fp16(models, runs, record, swdla_tool, swdla_models, work):
     """The FP16-I/O model always (FP16 weights too: the worse case decides); swdla-tool run-dense
     when the imported models are given."""
     variants = {'I/O': models, 'I/O and weights': {k: fp16_model(m) for k, m in models.items()}}
+    if swdla_tool:
+        variants['swdla'] = None
     err = {v: {} for v in variants}
-    boxes_kept = 0
+    boxes_kept = {v: 0 for v in variants}
     failures = 0
     for key, name, x, ref in runs:
         for v, ms in variants.items():
-            got = fp16_io(ms[key], x, ref)
+            if ms is None:
+                got = run_swdla(swdla_tool, os.path.join(swdla_models, key + '.swdla'), x, ref, work)
+            else:
+                got = fp16_io(ms[key], x, ref)
             for k in ref:
                 err[v][k] = max(err[v].get(k, 0.0), worst({k: got[k]}, {k: ref[k]}))
-        if key == 'tiny_face_detector':
-            boxes_kept += same_boxes(got['grid'], next(p for p in record['photos'] if p['name'] == name))
-        if swdla_tool:
-            failures += check_swdla(swdla_tool, os.path.join(swdla_models, key + '.swdla'), key, name, x, ref, work)
+                if ms is None and worst({k: got[k]}, {k: ref[k]}) > FP16_TOL[k]:
+                    print(f'FAIL: swdla {key} {name} {k}: relative error {worst({k: got[k]}, {k: ref[k]}):.3g} '
+                          f'> {FP16_TOL[k]}')
+                    failures += 1
+            if key == 'tiny_face_detector':
+                boxes_kept[v] += same_boxes(got['grid'], next(p for p in record['photos'] if p['name'] == name))
     for v, e in err.items():
-        print(f'FP16-I/O model ({v} rounded to FP16): ' + ', '.join(f'{k} {x:.2g}' for k, x in e.items()) +
-              f' (swdla tolerances {FP16_TOL})')
-    print(f'FP16-I/O model: face-api\'s detections (count, boxes within 1 px) kept on {boxes_kept} of '
-          f'{len(record["photos"])} photographs')
+        what = 'swdla-tool run-dense, fp16:chw16 I/O' if v == 'swdla' else f'FP16-I/O model, {v} rounded to FP16'
+        print(f'{what}: ' + ', '.join(f'{k} {x:.2g}' for k, x in e.items()) +
+              f'; face-api\'s detections (count, boxes within 1 px) kept on {boxes_kept[v]} of '
+              f'{len(record["photos"])} photographs (swdla tolerances {FP16_TOL})')
     for k, e in err['I/O and weights'].items():
         if e > FP16_TOL[k] / 4:
             print(f'FAIL: the FP16-I/O model of {k} needs {e:.3g}: FP16_TOL[{k!r}] leaves no margin')
@@ -313,19 +320,28 @@ def check_fp16(models, runs, record, swdla_tool, swdla_models, work):
     return failures
 
 
-def check_swdla(tool, model, key, name, x, ref, work):
+def run_swdla(tool, model, x, ref, work):
+    """swdla-tool run-dense on x: {output name: values}; RuntimeError with its message on failure."""
     with tempfile.TemporaryDirectory(dir=work) as tmp:
         inp = os.path.join(tmp, 'input.f32')
         x.astype('<f4').tofile(inp)
         r = subprocess.run([tool, 'run-dense', model, tmp, inp], capture_output=True, text=True)
         if r.returncode != 0:
-            print(f'FAIL: swdla-tool run-dense {model}: {r.stderr.strip()}')
-            return 1
-        got = {k: np.fromfile(os.path.join(tmp, k + '.f32'), '<f4').reshape(ref[k].shape) for k in ref}
-    bad = [k for k in ref if worst({k: got[k]}, {k: ref[k]}) > FP16_TOL[k]]
-    for k in bad:
-        print(f'FAIL: swdla {key} {name} {k}: relative error {worst({k: got[k]}, {k: ref[k]}):.3g} > {FP16_TOL[k]}')
-    return len(bad)
+            raise RuntimeError(f'swdla-tool run-dense {model}: {r.stderr.strip()}')
+        return {k: np.fromfile(os.path.join(tmp, k + '.f32'), '<f4').reshape(ref[k].shape) for k in ref}
+
+
+def import_swdla(script, onnx_dir, out):
+    """Both ONNX files through the importer, default I/O (fp16:chw16) and FP32 weights."""
+    os.makedirs(out, exist_ok=True)
+    for key in face_api_to_onnx.MODELS:
+        r = subprocess.run([sys.executable, script, os.path.join(onnx_dir, key + '.onnx'),
+                            os.path.join(out, key + '.swdla')], capture_output=True, text=True)
+        print((r.stdout + r.stderr).strip())
+        if r.returncode != 0:
+            print(f'FAIL: {key}.onnx does not import into swdla')
+            return False
+    return True
 
 
 def main():
@@ -336,6 +352,7 @@ def main():
     ap.add_argument('--fetch-skimage', help='script that fetches them into the first --skimage')
     ap.add_argument('--swdla-tool')
     ap.add_argument('--swdla-models', help='directory with tiny_face_detector.swdla, face_expression.swdla')
+    ap.add_argument('--swdla-import', help='swdla-import.py: import the ONNX files (fp16:chw16) into WORK/swdla')
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     try:
@@ -355,13 +372,21 @@ def main():
         print(f'FAIL: {e}')
         return 1
     models = {k: onnx.load(os.path.join(onnx_dir, k + '.onnx')) for k in face_api_to_onnx.MODELS}
+    if args.swdla_import:
+        args.swdla_models = os.path.join(args.work, 'swdla')
+        if not import_swdla(args.swdla_import, onnx_dir, args.swdla_models):
+            return 1
     runs = cases(oracle, record)
     faces = sum(len(p['faces']) for p in record['photos'])
     dets = sum(len(p['detections']) for p in record['photos'])
     print(f'face-api {record["face_api"]} (tfjs {record["tfjs"]}, {record["backend"]} backend): '
           f'{len(record["photos"])} photographs, {dets} faces detected, {faces} crops classified')
     failures = check_fp32(models, runs, record) + check_controls(models, runs)
-    failures += check_fp16(models, runs, record, args.swdla_tool, args.swdla_models, args.work)
+    try:
+        failures += check_fp16(models, runs, record, args.swdla_tool, args.swdla_models, args.work)
+    except RuntimeError as e:
+        print(f'FAIL: {e}')
+        failures += 1
     print('FAIL' if failures else 'PASS', f'({failures} failures)')
     return 1 if failures else 0
 
