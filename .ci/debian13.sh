@@ -15,7 +15,7 @@ fi
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=$(realpath /usr/local/cuda)
-PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime \
+PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime nodejs \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core \
@@ -43,6 +43,8 @@ bind "$CUDA" /usr/local/cuda
 bind "$SRC" "$SRC"
 # The preprocessing oracle's photographs, fetched by .ci/install-deps.sh (the tests look there).
 [ ! -d /var/cache/gst-dlainfer/skimage ] || bind /var/cache/gst-dlainfer/skimage /var/cache/gst-dlainfer/skimage
+# face-api and TensorFlow.js (tests/models/fetch-face-api.sh): the real-model checks, run by the root's nodejs.
+[ ! -d /var/cache/gst-dlainfer/face-api ] || bind /var/cache/gst-dlainfer/face-api /var/cache/gst-dlainfer/face-api
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 
 missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | grep -c 'install ok installed' || true)

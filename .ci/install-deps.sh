@@ -14,6 +14,10 @@ pkgs=(meson ninja-build pkg-config g++ libgtest-dev
 # (python3-onnx: the ONNX twins of the swdla models, tools/twins/, checked in the unit suite.)
 # (pipelines/: gstreamer1.0-x has textoverlay (pango) for the demo's PNG frames, fonts-dejavu-core a
 # font for it, gstreamer1.0-plugins-ugly has x264enc for the x86 script's test clip.)
+# (nodejs, npm: face-api's networks run in Node as the real models' oracle, tests/models/; a Node
+# from elsewhere, e.g. NodeSource's, is kept.)
+command -v node >/dev/null || pkgs+=(nodejs)
+command -v npm >/dev/null || pkgs+=(npm)
 missing=()
 for p in "${pkgs[@]}"; do
   # (The status is read whole, then matched: `dpkg-query | grep -q` under pipefail can fail when grep
@@ -33,4 +37,8 @@ images=/var/cache/gst-dlainfer/skimage
 fetch="$(dirname "${BASH_SOURCE[0]}")/../tests/kernels/fetch_skimage_images.sh"
 sh "$fetch" "$images" 2>/dev/null || { apt-get update -qq && sh "$fetch" "$images"; } ||
   { echo "install-deps: could not fetch the oracle's photographs into $images" >&2; exit 1; }
+# The real models (face-api's networks and their oracle, tests/models/face_api_check.py; with CI set
+# it fails without them): pinned npm packages into the cache outside the repository.
+bash "$(dirname "${BASH_SOURCE[0]}")/../tests/models/fetch-face-api.sh" /var/cache/gst-dlainfer/face-api ||
+  { echo "install-deps: could not fetch face-api into /var/cache/gst-dlainfer/face-api (the line above says why)" >&2; exit 1; }
 [ -x /usr/local/cuda/bin/nvcc ] || { echo "install-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (nvcc not found)" >&2; exit 1; }
