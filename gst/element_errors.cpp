@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: how the element reports a dla::Status on the bus (gstdlainfer-private.h). */
-#include "gst/gstdlainfer-private.h"
+/* gst-dlainfer: how the element reports a dla::Status on the bus (gstdlabaseinfer-private.h). */
+#include "gst/gstdlabaseinfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -35,12 +35,13 @@ void domain_of (dla::Code c, GQuark *domain, gint *code)
 
 }  // namespace
 
-const char *const gst_dla_infer_restart_message =
+const char *const gst_dla_base_infer_restart_message =
     "The DLA reported a fatal error (cudaErrorExternalDevice): CUDA is unusable in this process; "
     "restart the process";
 
-void gst_dla_infer_post_status_at (GstDlaInfer *self, const dla::Status &st, const std::string &debug,
-                                   const char *file, const char *function, int line)
+void gst_dla_base_infer_post_status_at (GstDlaBaseInfer *self, const dla::Status &st,
+                                        const std::string &debug, const char *file, const char *function,
+                                        int line)
 {
   if (st.ok ())
     return;
@@ -53,8 +54,9 @@ void gst_dla_infer_post_status_at (GstDlaInfer *self, const dla::Status &st, con
                             g_strdup (st.message.c_str ()), g_strdup (debug.c_str ()), file, function, line);
 }
 
-GstFlowReturn gst_dla_infer_frame_failed_at (GstDlaInfer *self, const dla::Status &st, const char *step,
-                                             const char *file, const char *function, int line)
+GstFlowReturn gst_dla_base_infer_frame_failed_at (GstDlaBaseInfer *self, const dla::Status &st,
+                                                  const char *step, const char *file, const char *function,
+                                                  int line)
 {
   self->priv->stats.failed ();
   /* Both threads may meet the same failure (a 911 poisons every call): the first one posts. */
@@ -63,9 +65,10 @@ GstFlowReturn gst_dla_infer_frame_failed_at (GstDlaInfer *self, const dla::Statu
     return GST_FLOW_ERROR;
   }
   if (st.code == dla::Code::kFatal)
-    gst_dla_infer_post_status_at (self, dla::Status::Error (dla::Code::kFatal, gst_dla_infer_restart_message),
-                                  std::string (step) + ": " + st.message, file, function, line);
+    gst_dla_base_infer_post_status_at (
+        self, dla::Status::Error (dla::Code::kFatal, gst_dla_base_infer_restart_message),
+        std::string (step) + ": " + st.message, file, function, line);
   else
-    gst_dla_infer_post_status_at (self, st, step, file, function, line);
+    gst_dla_base_infer_post_status_at (self, st, step, file, function, line);
   return GST_FLOW_ERROR;
 }

@@ -7,7 +7,7 @@
 
 #include "dla/fatal.h"
 #include "dla/primary_context.h"
-#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlabaseinfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -17,40 +17,22 @@ using dlainfer::FrameSettings;
 using dlainfer::InFlight;
 using dlainfer::PendingFrame;
 
-dlainfer::objects::FlowParams flow_params (const dlainfer::Settings &st, const dla::Engine &engine,
-                                           int64_t batch)
+FrameSettings frame_settings (GstDlaBaseInfer *self, PendingFrame *f, std::string *bad)
 {
-  dlainfer::objects::FlowParams p;
-  for (const std::string &c : dlainfer::object_classes (st))
-    p.selection.classes.push_back (g_quark_from_string (c.c_str ()));
-  p.selection.min_width = st.min_object_width;
-  p.selection.min_height = st.min_object_height;
-  p.selection.max_objects = st.max_objects;
-  p.reclassify_interval = st.reclassify_interval;
-  p.batch = uint32_t (batch);
-  p.max_tasks = uint32_t (engine.max_tasks ());
-  return p;
-}
-
-FrameSettings frame_settings (GstDlaInfer *self, PendingFrame *f, std::string *bad)
-{
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   FrameSettings s;
   GST_OBJECT_LOCK (self);
   /* A mean/std changed to a wrong value while playing fails the stream, as it would fail start. */
   dlainfer::check (priv->settings, bad);
   s.pre = dlainfer::preprocess_params (priv->settings);
   s.interval = priv->settings.interval;
-  if (priv->stage->objects ())
-    s.flow = flow_params (priv->settings, *priv->model->engine, priv->model->plan.shape.batch);
-  f->post = dlainfer::postprocess_params (priv->settings);
-  f->post_messages = priv->settings.post_messages;
+  priv->stage->settings (priv->settings, *priv->model, *f, &s);
   GST_OBJECT_UNLOCK (self);
   return s;
 }
 
 /* What upstream gets when no frame may be queued. */
-GstFlowReturn refused_flow (GstDlaInfer *self, InFlight::Wait w)
+GstFlowReturn refused_flow (GstDlaBaseInfer *self, InFlight::Wait w)
 {
   if (w == InFlight::Wait::kFlushing)
     return GST_FLOW_FLUSHING;
@@ -66,12 +48,13 @@ GstFlowReturn refused_flow (GstDlaInfer *self, InFlight::Wait w)
  * hung task) ends the wait, and within task-timeout (one more per task queued before it on its
  * core) + 1 s of its own (a task no frame waits for any more: one a flush dropped while it hung).
  * kTimeout then, with the task left in flight. */
-InFlight::Wait await_previous_task (GstDlaInfer *self)
+InFlight::Wait await_previous_task (GstDlaBaseInfer *self)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   constexpr std::chrono::milliseconds kSlice{100};
   const auto give_up = std::chrono::steady_clock::now () +
-                       gst_dla_infer_task_allowance (self, priv->previous_slot) + std::chrono::seconds (1);
+                       gst_dla_base_infer_task_allowance (self, priv->previous_slot) +
+                       std::chrono::seconds (1);
   while (priv->previous_slot >= 0) {
     if (priv->inflight.flushing ())
       return InFlight::Wait::kFlushing;
@@ -90,9 +73,9 @@ InFlight::Wait await_previous_task (GstDlaInfer *self)
 }
 
 /* Room for `tasks` more tasks (and, with the spare slot, the previous task's end). */
-GstFlowReturn wait_for_room (GstDlaInfer *self, int tasks)
+GstFlowReturn wait_for_room (GstDlaBaseInfer *self, int tasks)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   InFlight::Wait w = priv->inflight.wait_for_tasks (tasks);
   if (w == InFlight::Wait::kReady && tasks > 0 && priv->model->engine->spare_slot ())
     w = await_previous_task (self);
@@ -103,7 +86,7 @@ GstFlowReturn wait_for_room (GstDlaInfer *self, int tasks)
             dla::Code::kTimeout,
             "the DLA task before this frame did not end within task-timeout "
             "(" +
-                std::to_string (gst_dla_infer_task_timeout (self).count ()) +
+                std::to_string (gst_dla_base_infer_task_timeout (self).count ()) +
                 " ms, one more for each task queued before it on its DLA core) + 1 s; raise task-timeout if "
                 "the model needs longer"),
         "waiting for the DLA task before the frame's");
@@ -112,9 +95,9 @@ GstFlowReturn wait_for_room (GstDlaInfer *self, int tasks)
 
 /* The frame's tasks submitted so far cannot go on (a later step failed): nothing reads their
  * inputs any more, and each ends before the frame goes (cuDLA cannot cancel), by task-timeout. */
-void drop_tasks (GstDlaInfer *self, PendingFrame *f)
+void drop_tasks (GstDlaBaseInfer *self, PendingFrame *f)
 {
-  const auto deadline = std::chrono::steady_clock::now () + gst_dla_infer_task_timeout (self);
+  const auto deadline = std::chrono::steady_clock::now () + gst_dla_base_infer_task_timeout (self);
   self->priv->input.drain ();
   for (dlainfer::FrameTask &t : f->tasks)
     if (t.task.in_flight ())
@@ -124,10 +107,10 @@ void drop_tasks (GstDlaInfer *self, PendingFrame *f)
 
 /* Plan tasks [begin, end) (one wave): acquired, their inputs written in one launch, each submitted
  * after it, then held by the frame. */
-dla::Status start_wave (GstDlaInfer *self, PendingFrame *f, const dlainfer::objects::WorkPlan &plan,
+dla::Status start_wave (GstDlaBaseInfer *self, PendingFrame *f, const dlainfer::objects::WorkPlan &plan,
                         size_t begin, size_t end, const preprocess::Params &pre, const char **step)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
   std::vector<dla::Task> tasks (end - begin);
   *step = "dla::Engine::acquire";
@@ -161,12 +144,12 @@ dla::Status start_wave (GstDlaInfer *self, PendingFrame *f, const dlainfer::obje
 
 /* An earlier wave of the frame ended before the next can take its slots: read here. Each task gets
  * its own task-timeout from when its wait starts (a wave's tasks run one after another). */
-GstFlowReturn read_earlier_wave (GstDlaInfer *self, PendingFrame *f)
+GstFlowReturn read_earlier_wave (GstDlaBaseInfer *self, PendingFrame *f)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   dla::ScopedContext scope (priv->cuda.primary ());
   bool aborted = false;
-  const dla::Status st = gst_dla_infer_wait_frame_tasks (self, *f, &aborted);
+  const dla::Status st = gst_dla_base_infer_wait_frame_tasks (self, *f, &aborted);
   if (aborted || !st.ok ()) {
     drop_tasks (self, f);
     return aborted ? GST_FLOW_FLUSHING
@@ -178,10 +161,10 @@ GstFlowReturn read_earlier_wave (GstDlaInfer *self, PendingFrame *f)
 }
 
 /* The plan's waves in turn; the frame queued with the last one's tasks. */
-GstFlowReturn submit_plan (GstDlaInfer *self, PendingFrame &f, const dlainfer::objects::WorkPlan &plan,
+GstFlowReturn submit_plan (GstDlaBaseInfer *self, PendingFrame &f, const dlainfer::objects::WorkPlan &plan,
                            const preprocess::Params &pre)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   GstFlowReturn ret = GST_FLOW_OK;
   for (size_t w = 0, begin = 0; w < plan.waves; ++w) {
     size_t end = begin;
@@ -209,7 +192,7 @@ GstFlowReturn submit_plan (GstDlaInfer *self, PendingFrame &f, const dlainfer::o
 
 /* The frame's times, at submit: for the result message and the hold. basetransform keeps the
  * position only for buffers it pushes itself: the frame's end is the position now. */
-void stamp (GstDlaInfer *self, PendingFrame *f)
+void stamp (GstDlaBaseInfer *self, PendingFrame *f)
 {
   GstSegment &segment = GST_BASE_TRANSFORM (self)->segment;
   f->submitted_at = std::chrono::steady_clock::now ();
@@ -225,9 +208,9 @@ void stamp (GstDlaInfer *self, PendingFrame *f)
 
 }  // namespace
 
-GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
+GstFlowReturn gst_dla_base_infer_submit_frame (GstDlaBaseInfer *self, GstBuffer *buf)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   PendingFrame f;
   f.buffer = buf;
   stamp (self, &f);
@@ -235,7 +218,7 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   if (stored != GST_FLOW_OK)
     return stored;
   if (dla::process_poisoned ())
-    return frame_failed (self, dla::Status::Error (dla::Code::kFatal, gst_dla_infer_restart_message),
+    return frame_failed (self, dla::Status::Error (dla::Code::kFatal, gst_dla_base_infer_restart_message),
                          "refusing frames");
   if (!priv->model) {
     priv->stats.failed ();
@@ -253,9 +236,9 @@ GstFlowReturn gst_dla_infer_submit_frame (GstDlaInfer *self, GstBuffer *buf)
   return submit_plan (self, f, *plan, s.pre);
 }
 
-dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
+dla::Status gst_dla_base_infer_warm_up (GstDlaBaseInfer *self)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
   dla::ScopedContext scope (priv->cuda.primary ());
   const auto start = std::chrono::steady_clock::now ();
@@ -266,11 +249,11 @@ dla::Status gst_dla_infer_warm_up (GstDlaInfer *self)
   if (!st.ok ())
     return st;
   /* Behind the other sharers' tasks queued on its core: a task-timeout for each. */
-  st = task.wait (start + gst_dla_infer_task_allowance (self, task.slot ()) + std::chrono::seconds (1));
+  st = task.wait (start + gst_dla_base_infer_task_allowance (self, task.slot ()) + std::chrono::seconds (1));
   if (!st.ok ())
     return st;
   const auto took = std::chrono::steady_clock::now () - start;
-  gst_dla_infer_announce_latency (self, std::chrono::duration_cast<std::chrono::nanoseconds> (took));
+  gst_dla_base_infer_announce_latency (self, std::chrono::duration_cast<std::chrono::nanoseconds> (took));
   priv->downstream.reset ();
   return st;
 }

@@ -7,7 +7,7 @@
 
 #include "dla/completion_wait.h"
 #include "dla/primary_context.h"
-#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlabaseinfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kWaitSlice{100};
 
 /* As `queue` does: an error downstream is posted and ends the stream; the task pauses. */
-void pause_on (GstDlaInfer *self, GstFlowReturn ret)
+void pause_on (GstDlaBaseInfer *self, GstFlowReturn ret)
 {
   GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   GST_DEBUG_OBJECT (self, "pausing the src task: %s", gst_flow_get_name (ret));
@@ -32,9 +32,9 @@ void pause_on (GstDlaInfer *self, GstFlowReturn ret)
 
 /* The element's own hold of a frame about to be pushed (hold_latency.h: downstream's time left
  * out); a LATENCY message when the announced latency had to grow. */
-void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_point now)
+void note_hold (GstDlaBaseInfer *self, const dlainfer::PendingFrame &f, Clock::time_point now)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   const auto hold = priv->downstream.own_hold (f.submitted_at, f.downstream_at_submit, now);
   GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": pushing after %.3f ms held, %.3f ms of it ours",
                   GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
@@ -49,10 +49,10 @@ void note_hold (GstDlaInfer *self, const dlainfer::PendingFrame &f, Clock::time_
 
 /* Waits every task of the frame; false when one failed (posted) or a flush came: the frame went
  * back to the queue. */
-bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
+bool wait_tasks (GstDlaBaseInfer *self, dlainfer::PendingFrame &f)
 {
   bool aborted = false;
-  const dla::Status st = gst_dla_infer_wait_frame_tasks (self, f, &aborted);
+  const dla::Status st = gst_dla_base_infer_wait_frame_tasks (self, f, &aborted);
   if (aborted || !st.ok ()) {
     const GstFlowReturn ret = aborted ? GST_FLOW_OK : frame_failed (self, st, "dla::Engine::wait");
     self->priv->inflight.give_back (std::move (f), ret);
@@ -63,8 +63,8 @@ bool wait_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f)
 
 void push_loop (gpointer data)
 {
-  GstDlaInfer *self = GST_DLA_INFER (data);
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInfer *self = GST_DLA_BASE_INFER (data);
+  GstDlaBaseInferPrivate *priv = self->priv;
   /* A GstTask's thread goes back to a pool: its timer slack is ours only while we wait. */
   dla::TimerSlackScope slack;
   dlainfer::PendingFrame f;
@@ -93,19 +93,19 @@ void push_loop (gpointer data)
   const GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), f.take_buffer ());
   priv->downstream.push_ended (Clock::now ());
   priv->inflight.pushed (ret);
-  gst_dla_infer_maybe_notify_stats (self);
+  gst_dla_base_infer_maybe_notify_stats (self);
   if (ret != GST_FLOW_OK)
     pause_on (self, ret);
 }
 
 }  // namespace
 
-dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, dla::Task &task, bool *aborted)
+dla::Status gst_dla_base_infer_wait_task (GstDlaBaseInfer *self, dla::Task &task, bool *aborted)
 {
-  GstDlaInferPrivate *priv = self->priv;
-  const std::chrono::milliseconds timeout = gst_dla_infer_task_timeout (self);
+  GstDlaBaseInferPrivate *priv = self->priv;
+  const std::chrono::milliseconds timeout = gst_dla_base_infer_task_timeout (self);
   const int ahead = std::max (0, task.tasks_ahead ());
-  const auto deadline = Clock::now () + gst_dla_infer_task_allowance (self, task.slot ());
+  const auto deadline = Clock::now () + gst_dla_base_infer_task_allowance (self, task.slot ());
   dla::ScopedContext scope (priv->cuda.primary ());
   for (;;) {
     const dla::Status st = task.wait (std::min (deadline, Clock::now () + kWaitSlice));
@@ -124,33 +124,34 @@ dla::Status gst_dla_infer_wait_task (GstDlaInfer *self, dla::Task &task, bool *a
   }
 }
 
-dla::Status gst_dla_infer_wait_frame_tasks (GstDlaInfer *self, dlainfer::PendingFrame &f, bool *aborted)
+dla::Status gst_dla_base_infer_wait_frame_tasks (GstDlaBaseInfer *self, dlainfer::PendingFrame &f,
+                                                 bool *aborted)
 {
   for (dlainfer::FrameTask &t : f.tasks) {
     GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": waiting for slot %d (DLA core %d)",
                     GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)), t.task.slot (), t.task.dla_core ());
-    const dla::Status st = gst_dla_infer_wait_task (self, t.task, aborted);
+    const dla::Status st = gst_dla_base_infer_wait_task (self, t.task, aborted);
     if (*aborted || !st.ok ())
       return st;
   }
   return dla::Status::Ok ();
 }
 
-void gst_dla_infer_start_pushing (GstDlaInfer *self)
+void gst_dla_base_infer_start_pushing (GstDlaBaseInfer *self)
 {
   self->priv->inflight.set_flushing (false);
   gst_pad_start_task (GST_BASE_TRANSFORM_SRC_PAD (self), push_loop, self, nullptr);
 }
 
-void gst_dla_infer_stop_pushing (GstDlaInfer *self)
+void gst_dla_base_infer_stop_pushing (GstDlaBaseInfer *self)
 {
   self->priv->inflight.set_flushing (true);
   gst_pad_stop_task (GST_BASE_TRANSFORM_SRC_PAD (self));
 }
 
-void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::time_point deadline)
+void gst_dla_base_infer_drop_frames (GstDlaBaseInfer *self, std::chrono::steady_clock::time_point deadline)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   std::deque<dlainfer::PendingFrame> frames = priv->inflight.take_all ();
   if (frames.empty () || !priv->model)
     return;
@@ -169,7 +170,7 @@ void gst_dla_infer_drop_frames (GstDlaInfer *self, std::chrono::steady_clock::ti
   GST_DEBUG_OBJECT (self, "dropped %u frame(s)", guint (frames.size ()));
 }
 
-std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self)
+std::chrono::milliseconds gst_dla_base_infer_task_timeout (GstDlaBaseInfer *self)
 {
   /* The model's, which a sharer that left task-timeout unset took from its definer. */
   if (self->priv->model)
@@ -180,19 +181,19 @@ std::chrono::milliseconds gst_dla_infer_task_timeout (GstDlaInfer *self)
   return std::chrono::milliseconds (ms);
 }
 
-std::chrono::milliseconds gst_dla_infer_task_allowance (GstDlaInfer *self, int slot)
+std::chrono::milliseconds gst_dla_base_infer_task_allowance (GstDlaBaseInfer *self, int slot)
 {
   /* Each task queued before it on its core (another sharer's too) may take a task-timeout: a hung
    * one fails its own element, not those whose tasks wait behind it. */
   const int ahead = self->priv->model ? self->priv->model->engine->tasks_ahead (slot) : 0;
-  return gst_dla_infer_task_timeout (self) * (1 + std::max (0, ahead));
+  return gst_dla_base_infer_task_timeout (self) * (1 + std::max (0, ahead));
 }
 
-void gst_dla_infer_maybe_notify_stats (GstDlaInfer *self)
+void gst_dla_base_infer_maybe_notify_stats (GstDlaBaseInfer *self)
 {
   const gint64 now = g_get_monotonic_time ();
   if (now - self->priv->stats_notified_us < G_USEC_PER_SEC)
     return;
   self->priv->stats_notified_us = now;
-  gst_dla_infer_notify (self, GST_DLA_INFER_NOTIFY_STATS);
+  gst_dla_base_infer_notify (self, GST_DLA_BASE_INFER_NOTIFY_STATS);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the element's property values, copied under the object lock where they are used.
+/* gst-dlainfer: the property values of GstDlaBaseInfer and dlainfer (grouped below; the base reads
+ * inference_region, which stays full-frame in a class without the property), copied under the
+ * object lock where they are used.
  *
  * The element core reads settings only through this struct and the two *_params() functions, so
- * a new property changes this file and the property table (gstdlainferprops.cpp), not the
+ * a new property changes this file and a property table (gst/property_table.h), not the
  * per-frame flow. No GStreamer. */
 #pragma once
 

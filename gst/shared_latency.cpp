@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlabaseinfer-private.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
 
@@ -24,9 +24,9 @@ nanoseconds per_task (const dla::Engine &engine, bool shared, nanoseconds took)
 
 }  // namespace
 
-void gst_dla_infer_announce_latency (GstDlaInfer *self, nanoseconds took)
+void gst_dla_base_infer_announce_latency (GstDlaBaseInfer *self, nanoseconds took)
 {
-  GstDlaInferPrivate *priv = self->priv;
+  GstDlaBaseInferPrivate *priv = self->priv;
   dla::Engine &engine = *priv->model->engine;
   const bool shared = bool (priv->model->shared);
   dlainfer::HoldLatency &latency = priv->latency;

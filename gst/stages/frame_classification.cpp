@@ -4,8 +4,9 @@
  * (outputs/classification.h), its raw tensors (outputs/tensor_output.h) and the element message. */
 #include <chrono>
 
-#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlabaseinfer-private.h"
 #include "gst/interval.h"
+#include "gst/outputs/classification.h"
 #include "gst/stages/frame_stage.h"
 
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -17,10 +18,19 @@ using Clock = std::chrono::steady_clock;
 
 class FrameClassification final : public FrameStage {
  public:
-  bool objects () const override { return false; }
+  FrameClassification (const Model &m, GQuark element)
+  {
+    output_.prepare (m.labels, m.plan.classes, element, g_quark_from_string (m.engine->backend ().c_str ()));
+  }
+
+  void settings (const Settings &s, const Model &, PendingFrame &f, FrameSettings *) const override
+  {
+    f.post = postprocess_params (s);
+    f.post_messages = s.post_messages;
+  }
   void reset () override { interval_.reset (); }
 
-  InFlight::Wait plan (GstDlaInfer *, PendingFrame &f, const FrameSettings &s,
+  InFlight::Wait plan (GstDlaBaseInfer *, PendingFrame &f, const FrameSettings &s,
                        const objects::WorkPlan **plan) override
   {
     if (interval_.infer_now (s.interval)) {
@@ -33,11 +43,11 @@ class FrameClassification final : public FrameStage {
     return InFlight::Wait::kReady;
   }
 
-  dla::Status write (GstDlaInfer *self, PendingFrame &f, const objects::WorkPlan &, size_t,
+  dla::Status write (GstDlaBaseInfer *self, PendingFrame &f, const objects::WorkPlan &, size_t,
                      const std::vector<dla::Task> &tasks, const preprocess::Params &pre,
                      void **ready) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     /* Mapped for the kernel's launch only: the queued frame keeps the buffer (and its memory)
      * alive until the task that read it has ended. */
     MappedFrame frame;
@@ -47,49 +57,49 @@ class FrameClassification final : public FrameStage {
   const char *write_step () const override { return "writing the model input"; }
 
   /* The post-processing, the stage timings, the raw tensors. */
-  void read (GstDlaInfer *self, PendingFrame &f, Reader) override
+  void read (GstDlaBaseInfer *self, PendingFrame &f, Reader) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     if (!f.inferred ())
       return;
     const dla::Task &task = f.tasks[0].task;
     const dla::SlotTimings t = task.timings ();
     const auto post_start = Clock::now ();
-    priv->output.classify (priv->model->plan.output_view, task.host_output (0),
-                           priv->tensors.class_scores (task.slot ()), f.post, t.dla_core);
+    output_.classify (priv->model->plan.output_view, task.host_output (0),
+                      priv->tensors.class_scores (task.slot ()), f.post, t.dla_core);
     const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
     priv->stats.inferred (priv->input.preprocess_ms (task), t.dla_ms, post_ms, t.total_ms, f.graphed,
                           t.dla_core, t.busy_ms);
     priv->tensors.attach (GST_ELEMENT (self), f.buffer, *priv->model->engine, task.slot ());
   }
 
-  void publish (GstDlaInfer *self, PendingFrame &f) override
+  void publish (GstDlaBaseInfer *self, PendingFrame &f) override
   {
-    GstDlaInferPrivate *priv = self->priv;
     if (!f.inferred ()) {
-      priv->output.attach (GST_OBJECT (self), f.buffer, true, f.age);
-      priv->stats.skipped ();
+      output_.attach (GST_OBJECT (self), f.buffer, true, f.age);
+      self->priv->stats.skipped ();
       return;
     }
-    priv->output.attach (GST_OBJECT (self), f.buffer, false, 0);
+    output_.attach (GST_OBJECT (self), f.buffer, false, 0);
     if (f.post_messages)
-      priv->output.post (GST_ELEMENT (self), f.buffer, &f.segment);
-    if (!priv->output.empty ())
+      output_.post (GST_ELEMENT (self), f.buffer, &f.segment);
+    if (!output_.empty ())
       GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %s %.3f", GST_TIME_ARGS (GST_BUFFER_PTS (f.buffer)),
-                      priv->output.best_label (), double (priv->output.best_confidence ()));
+                      output_.best_label (), double (output_.best_confidence ()));
   }
 
  private:
-  Interval interval_; /* streaming thread */
+  ClassificationOutput output_; /* the src task's */
+  Interval interval_;           /* streaming thread */
   const objects::WorkPlan whole_frame_{{}, {{0, 1, 0}}, 1};
   const objects::WorkPlan nothing_{};
 };
 
 }  // namespace
 
-std::unique_ptr<FrameStage> make_frame_classification ()
+std::unique_ptr<FrameStage> make_frame_classification (const Model &m, GQuark element)
 {
-  return std::make_unique<FrameClassification> ();
+  return std::make_unique<FrameClassification> (m, element);
 }
 
 }  // namespace dlainfer

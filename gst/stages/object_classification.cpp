@@ -6,7 +6,8 @@
  * message. */
 #include <chrono>
 
-#include "gst/gstdlainfer-private.h"
+#include "gst/gstdlabaseinfer-private.h"
+#include "gst/outputs/classification.h"
 #include "gst/outputs/result_message.h"
 #include "gst/stages/frame_stage.h"
 
@@ -25,17 +26,33 @@ struct Scratch {
 
 class ObjectClassification final : public FrameStage {
  public:
-  explicit ObjectClassification (const objects::OutputNames &names) : names_ (names) {}
+  ObjectClassification (const Model &m, GQuark element, const objects::OutputNames &names) : names_ (names)
+  {
+    output_.prepare (m.labels, m.plan.classes, element, g_quark_from_string (m.engine->backend ().c_str ()));
+  }
 
-  bool objects () const override { return true; }
+  void settings (const Settings &s, const Model &m, PendingFrame &f, FrameSettings *out) const override
+  {
+    f.post = postprocess_params (s);
+    f.post_messages = s.post_messages;
+    objects::FlowParams &p = out->flow;
+    for (const std::string &c : object_classes (s))
+      p.selection.classes.push_back (g_quark_from_string (c.c_str ()));
+    p.selection.min_width = s.min_object_width;
+    p.selection.min_height = s.min_object_height;
+    p.selection.max_objects = s.max_objects;
+    p.reclassify_interval = s.reclassify_interval;
+    p.batch = uint32_t (m.plan.shape.batch);
+    p.max_tasks = uint32_t (m.engine->max_tasks ());
+  }
   void reset () override { flow_.reset (); }
 
   /* Room for a task before the cache decides: with max-in-flight=1 the frame before has stored
    * its results by then (with more, the cache runs that many frames behind). */
-  InFlight::Wait plan (GstDlaInfer *self, PendingFrame &f, const FrameSettings &s,
+  InFlight::Wait plan (GstDlaBaseInfer *self, PendingFrame &f, const FrameSettings &s,
                        const objects::WorkPlan **plan) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     const InFlight::Wait room = priv->inflight.wait_for_tasks (1);
     if (room != InFlight::Wait::kReady)
       return room;
@@ -49,11 +66,11 @@ class ObjectClassification final : public FrameStage {
     return InFlight::Wait::kReady;
   }
 
-  dla::Status write (GstDlaInfer *self, PendingFrame &f, const objects::WorkPlan &plan, size_t begin,
+  dla::Status write (GstDlaBaseInfer *self, PendingFrame &f, const objects::WorkPlan &plan, size_t begin,
                      const std::vector<dla::Task> &tasks, const preprocess::Params &pre,
                      void **ready) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     const objects::FrameObjects &fo = *f.objects;
     rois_.clear ();
     for (size_t i = 0; i < tasks.size (); ++i) {
@@ -72,9 +89,9 @@ class ObjectClassification final : public FrameStage {
   /* Each object's result read from its task's batch item; the src task's (the last wave) kept for
    * the next frames' objects, as before the slots go: with one in flight the next frame's selection
    * sees it. */
-  void read (GstDlaInfer *self, PendingFrame &f, Reader who) override
+  void read (GstDlaBaseInfer *self, PendingFrame &f, Reader who) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     Scratch &scratch = who == Reader::kSrcTask ? src_scratch_ : streaming_scratch_;
     objects::FrameObjects &fo = *f.objects;
     for (const FrameTask &t : f.tasks) {
@@ -83,7 +100,7 @@ class ObjectClassification final : public FrameStage {
       const void *out = t.task.host_output (0);
       for (uint32_t j = 0; j < t.count && out; ++j) {
         objects::FrameObject &o = fo.objects[fo.plan.objects[t.first + j]];
-        objects::read_item_result (priv->model->plan.output_view, out, j, f.post, priv->output.labels (),
+        objects::read_item_result (priv->model->plan.output_view, out, j, f.post, output_.labels (),
                                    &scratch.scores, &scratch.results, &o.result);
         o.has_result = true;
         o.dla_core = timing.dla_core;
@@ -100,9 +117,9 @@ class ObjectClassification final : public FrameStage {
   }
 
   /* Each object's result written back on the buffer, the counts, the message. */
-  void publish (GstDlaInfer *self, PendingFrame &f) override
+  void publish (GstDlaBaseInfer *self, PendingFrame &f) override
   {
-    GstDlaInferPrivate *priv = self->priv;
+    GstDlaBaseInferPrivate *priv = self->priv;
     const objects::FrameObjects &fo = *f.objects;
     objects::write_object_results (f.buffer, fo.objects, names_);
     const objects::FrameCounts &c = fo.counts;
@@ -115,7 +132,7 @@ class ObjectClassification final : public FrameStage {
  private:
   /* "dlainfer-result" with the frame's times, backend and `objects`, one entry per selected object
    * with its box and result (objects/object_output.h). */
-  static void post_objects (GstDlaInfer *self, const PendingFrame &f)
+  void post_objects (GstDlaBaseInfer *self, const PendingFrame &f) const
   {
     GValue array = G_VALUE_INIT;
     g_value_init (&array, GST_TYPE_ARRAY);
@@ -125,12 +142,13 @@ class ObjectClassification final : public FrameStage {
       g_value_take_boxed (&item, objects::object_message_entry (o));
       gst_value_array_append_and_take_value (&array, &item);
     }
-    GstStructure *s = frame_structure (frame_times (f.buffer, &f.segment), self->priv->output.backend ());
+    GstStructure *s = frame_structure (frame_times (f.buffer, &f.segment), output_.backend ());
     gst_structure_take_value (s, "objects", &array);
     gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
   }
 
-  objects::ObjectFlow flow_; /* its cache: the streaming thread decides, the src task stores */
+  ClassificationOutput output_; /* its labels and backend */
+  objects::ObjectFlow flow_;    /* its cache: the streaming thread decides, the src task stores */
   const objects::OutputNames names_;
   std::vector<preprocess::ObjectRoi> rois_; /* streaming thread */
   Scratch streaming_scratch_, src_scratch_;
@@ -138,9 +156,10 @@ class ObjectClassification final : public FrameStage {
 
 }  // namespace
 
-std::unique_ptr<FrameStage> make_object_classification (const objects::OutputNames &names)
+std::unique_ptr<FrameStage> make_object_classification (const Model &m, GQuark element,
+                                                        const objects::OutputNames &names)
 {
-  return std::make_unique<ObjectClassification> (names);
+  return std::make_unique<ObjectClassification> (m, element, names);
 }
 
 }  // namespace dlainfer

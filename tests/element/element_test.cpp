@@ -2,7 +2,6 @@
 /* The dlainfer element on a machine without a DLA (CPU suite): registration, pad templates,
  * properties, caps acceptance and refusal, and every start failure that needs no GPU, each as an
  * error on the bus with a specific domain and a message that says what to do. */
-#include <dlfcn.h>
 #include <glib/gstdio.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
@@ -15,7 +14,7 @@
 #include <vector>
 
 #include "bus_error.h"
-#include "dla/primary_context.h"
+#include "no_device.h"
 #include "test_support.h"
 
 namespace {
@@ -624,7 +623,7 @@ TEST (ElementFailure, ErrorDebugNamesTheCaller)
   const BusError e = run_until_error (pipeline_with ("model=/nonexistent/model.bin"));
   EXPECT_TRUE (e.posted);
   EXPECT_EQ (e.debug.find ("post_status"), std::string::npos) << e.debug;
-  EXPECT_NE (e.debug.find ("gst_dla_infer_open_model"), std::string::npos)
+  EXPECT_NE (e.debug.find ("gst_dla_base_infer_open_model"), std::string::npos)
       << e.debug; /* start opens the model */
 }
 
@@ -649,26 +648,8 @@ TEST (Element, StatsNotifiedAtEos)
  * error naming the missing device. Needs the swdla build; meaningful only without a GPU. */
 TEST (ElementFailure, StartWithoutCudaDevice)
 {
-  std::string why;
-  if (dla::cuda_device_count (&why) > 0)
-    GTEST_SKIP () << "a CUDA device is present; this test is for machines without one";
-  const std::string lib = dlainfer_test::build_path ("tests/swdla/libcudla.so.1");
-  const std::string model = dlainfer_test::test_data ("colours.swdla");
-  if (!g_file_test (lib.c_str (), G_FILE_TEST_EXISTS) || !g_file_test (model.c_str (), G_FILE_TEST_EXISTS))
-    GTEST_FAIL () << "the software DLA and its models are build products of this suite, missing: " << lib
-                  << ", " << model;
-  g_setenv ("DLAINFER_CUDLA_LIBRARY", lib.c_str (), TRUE);
-  const BusError e = run_until_error (pipeline_with ("model=" + model));
-  g_unsetenv ("DLAINFER_CUDLA_LIBRARY");
-  EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "CUDA");
-  /* The cause a user can act on, not a generic driver error. */
-  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (libcuda)
-    dlclose (libcuda);
-  EXPECT_NE (e.message.find (libcuda ? "no CUDA device" : "the NVIDIA driver is not installed"),
-             std::string::npos)
-      << e.message;
-  std::printf ("error without a CUDA device: %s\n", e.message.c_str ());
+  element_test::expect_no_cuda_device_error (
+      [] (const std::string &props) { return run_until_error (pipeline_with (props)); });
 }
 
 }  // namespace
