@@ -248,6 +248,12 @@ static gboolean gst_dla_base_infer_start (GstBaseTransform *trans)
   GstDlaBaseInferPrivate *priv = self->priv;
   if (refuse_poisoned (self))
     return FALSE;
+  if (!GST_DLA_BASE_INFER_GET_CLASS (self)->make_stage) { /* a subclass's bug, said before any work */
+    GST_ELEMENT_ERROR (
+        self, CORE, NOT_IMPLEMENTED,
+        ("%s sets no make_stage: every GstDlaBaseInfer subclass must", G_OBJECT_TYPE_NAME (self)), (nullptr));
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   const dlainfer::Settings user = priv->settings;
   GST_OBJECT_UNLOCK (self);

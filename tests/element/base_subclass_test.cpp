@@ -185,6 +185,25 @@ TEST (BaseSubclass, StartFailsAsDlainferDoes)
   EXPECT_NE (e.message.find ("/nonexistent/model.bin"), std::string::npos) << e.message;
 }
 
+/* A subclass without a stage is told so at start, before any model is opened. */
+TEST (BaseSubclass, NoStageIsRefusedAtStart)
+{
+  ASSERT_TRUE (registered ());
+  GError *perr = nullptr;
+  GstElement *pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "testdlanostage model=/nonexistent/model.bin ! fakesink",
+      &perr);
+  ASSERT_EQ (perr, nullptr);
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  const BusError e = element_test::wait_bus_error (pipeline, 10 * GST_SECOND, GST_MESSAGE_ASYNC_DONE);
+  EXPECT_EQ (e.domain, GST_CORE_ERROR);
+  EXPECT_EQ (e.code, GST_CORE_ERROR_NOT_IMPLEMENTED);
+  EXPECT_NE (e.message.find ("sets no make_stage"), std::string::npos) << e.message;
+  EXPECT_EQ (gst_element_set_state (pipeline, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+}
+
 /* With the software DLA and a real model, but no CUDA device: the same error as dlainfer's. */
 TEST (BaseSubclass, StartWithoutCudaDevice)
 {

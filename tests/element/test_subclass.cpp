@@ -22,6 +22,24 @@ struct GstTestDlaInferClass {
 
 G_DEFINE_TYPE (GstTestDlaInfer, gst_test_dla_infer, GST_TYPE_DLA_BASE_INFER)
 
+/* A subclass that forgot its stage: refused at start, never a crash. */
+struct GstTestDlaNoStage {
+  GstDlaBaseInfer parent;
+};
+struct GstTestDlaNoStageClass {
+  GstDlaBaseInferClass parent_class;
+};
+G_DEFINE_TYPE (GstTestDlaNoStage, gst_test_dla_no_stage, GST_TYPE_DLA_BASE_INFER)
+
+static void gst_test_dla_no_stage_class_init (GstTestDlaNoStageClass *klass)
+{
+  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "Test DLA element without a stage",
+                                         "Filter/Analyzer/Video", "A subclass that sets no make_stage",
+                                         "gst-dlainfer tests");
+}
+
+static void gst_test_dla_no_stage_init (GstTestDlaNoStage *) {}
+
 namespace {
 
 GstTestDlaInfer *test_cast (GstDlaBaseInfer *self)
@@ -132,7 +150,8 @@ namespace element_test {
 
 bool register_test_subclass ()
 {
-  return gst_element_register (nullptr, "testdlainfer", GST_RANK_NONE, gst_test_dla_infer_get_type ());
+  return gst_element_register (nullptr, "testdlainfer", GST_RANK_NONE, gst_test_dla_infer_get_type ()) &&
+         gst_element_register (nullptr, "testdlanostage", GST_RANK_NONE, gst_test_dla_no_stage_get_type ());
 }
 
 }  // namespace element_test

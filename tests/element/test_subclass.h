@@ -9,7 +9,8 @@
 namespace element_test {
 
 /* Registers "testdlainfer" in this process (once). Its properties: max-detections (READY only),
- * box-threshold (any state), frames-published (read-only: frames its stage published). */
+ * box-threshold (any state), frames-published (read-only: frames its stage published). Also
+ * "testdlanostage", a subclass that sets no make_stage. */
 bool register_test_subclass ();
 
 }  // namespace element_test
