@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/crop_geometry.h"
 #include "common/tensor_layout.h"
 
 namespace preprocess {
@@ -135,6 +136,14 @@ Status plan_objects (const SourceView &src, const tensor::View &dst, const Param
  * the launch runs on `stream` (copied there on the same stream). */
 Status launch_objects (const SourceView &src, const tensor::View &dst, const Params &p,
                        const void *device_entries, int n, void *stream, std::string *error = nullptr);
+
+/* Where the pixels of a tensor made from `crop` of `src` (width or height 0: to the frame's edge)
+ * come from, per axis, as launch () samples them: what maps a result in tensor coordinates (a
+ * detection's box) back to frame pixels (geometry::to_frame). The same checks as launch () of the
+ * frame's size, the crop and the parameters (not of planes or the tensor's pointer and channels);
+ * nothing is launched. */
+Status frame_geometry (const SourceView &src, const tensor::View &dst, const Params &p, const Rect &crop,
+                       geometry::Axis *x, geometry::Axis *y, std::string *error = nullptr);
 
 /* The same on host memory; `stream` is ignored. */
 Status reference (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,

@@ -335,6 +335,20 @@ Status make_plan (const SourceView &src, const tensor::View &dst, const void *ds
   return Status::kOk;
 }
 
+Status frame_geometry (const SourceView &src, const tensor::View &dst, const Params &p, const Rect &crop,
+                       RoiPlan *out, std::string *error)
+{
+  /* Only the frame's size matters here, not its planes. */
+  Status s = src.width < 1 || src.height < 1 || src.width > kMaxDim || src.height > kMaxDim
+                 ? fail (error, Status::kInvalidArgument, "frame %dx%d is outside 1..%d", src.width,
+                         src.height, kMaxDim)
+                 : check_params (p, dst.type, error);
+  if (s == Status::kOk && (dst.n < 1 || dst.h < 1 || dst.w < 1 || dst.h > kMaxDim || dst.w > kMaxDim))
+    s = fail (error, Status::kInvalidArgument, "tensor dims n=%lld h=%lld w=%lld are outside 1..%d",
+              (long long)dst.n, (long long)dst.h, (long long)dst.w, kMaxDim);
+  return s == Status::kOk ? plan_roi (src, dst, p, 0, crop, 0, out, error) : s;
+}
+
 bool narrow_centres (const RoiPlan &r)
 {
   bool narrow = true;
@@ -380,6 +394,18 @@ int object_slots (int n)
   while (slots < n)
     slots *= 2;
   return slots;
+}
+
+Status frame_geometry (const SourceView &src, const tensor::View &dst, const Params &p, const Rect &crop,
+                       geometry::Axis *x, geometry::Axis *y, std::string *error)
+{
+  detail::RoiPlan r{};
+  const Status s = detail::frame_geometry (src, dst, p, crop, &r, error);
+  if (s == Status::kOk) {
+    *x = r.x;
+    *y = r.y;
+  }
+  return s;
 }
 
 size_t object_entry_bytes ()

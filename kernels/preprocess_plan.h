@@ -6,18 +6,15 @@
 
 #include <string>
 
+#include "common/crop_geometry.h"
 #include "kernels/preprocess.h"
 
 namespace preprocess {
 namespace detail {
 
-/* One axis of one ROI: output pixel o is virtual pixel v = o + off of the crop [origin, origin +
- * len) resized to `size` pixels; v outside [0, size) is letterbox padding. */
-struct AxisPlan {
-  int origin, len;
-  int size;
-  int off;
-};
+/* One axis of one ROI (common/crop_geometry.h): output pixel o is virtual pixel v = o + off of the
+ * crop [origin, origin + len) resized to `size` pixels; v outside [0, size) is letterbox padding. */
+using AxisPlan = geometry::Axis;
 
 struct RoiPlan {
   AxisPlan x, y;
@@ -51,6 +48,11 @@ Status plan_objects (const SourceView &src, const tensor::View &dst, const Param
  * On failure returns the status with the reason in *error (when given) and leaves *out partial. */
 Status make_plan (const SourceView &src, const tensor::View &dst, const void *dst_ptr, const Params &p,
                   const Roi *rois, int n_rois, Plan *out, std::string *error);
+
+/* The geometry make_plan gives one crop into batch item 0 (checks as launch () makes them, less the
+ * tensor's pointer and channels). */
+Status frame_geometry (const SourceView &src, const tensor::View &dst, const Params &p, const Rect &crop,
+                       RoiPlan *out, std::string *error);
 
 /* Geometry of one axis for a mode (exposed for the golden tests). `len` and `other_len` are the
  * crop's display lengths (pixels times the pixel aspect ratio) along this axis and the other. */

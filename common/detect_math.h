@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gst-dlainfer: one detection candidate, from its channels in the outputs' DLA layout to a scored
+ * box in tensor pixels, for host and device (docs/detection.md has the formulas and their sources).
+ * The CPU reference and the GPU kernel differ in how candidates are gathered, ordered and
+ * suppressed, not in this arithmetic; the independent check of it is the NumPy decoder
+ * (tests/host/detect_oracle.py).
+ *
+ * Rejection happens on the deciding logit before any exp: with t the lowest class threshold,
+ * s(obj) * p <= s(obj), s(obj) * s(c) <= min (s(obj), s(c)) and softmax(l)[c] <= s(l_c - l_bg), so a
+ * logit <= logit (t) cannot pass.
+ */
+#pragma once
+
+#include <cmath>
+
+#include "common/detect_plan.h"
+#include "common/numeric.h"
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
+namespace detect {
+
+/* A candidate before suppression: box in tensor pixels (unclipped), canonical index for ties. */
+struct Candidate {
+  float x0, y0, x1, y1;
+  float score;
+  int32_t cls;
+  int32_t index;
+  int32_t reserved;
+};
+
+TENSOR_HD float exp_f (float v)
+{
+#if defined(__CUDA_ARCH__)
+  return expf (v);
+#else
+  return std::exp (v);
+#endif
+}
+
+TENSOR_HD float sigmoid (float v)
+{
+  return 1.f / (1.f + exp_f (-v));
+}
+
+/* Channel ch at (y, x) of output o as float: FP16 widened, INT8 times its scale. */
+TENSOR_HD float value_at (const Plan &p, const Frame &f, int o, int ch, int y, int x)
+{
+  const tensor::View &v = p.output[o];
+  const uint8_t *b = static_cast<const uint8_t *> (f.outputs[o]) + v.offset (f.batch, ch, y, x);
+  if (v.type == tensor::ElemType::kInt8)
+    return float (int8_t (*b)) * p.output_scale[o];
+#if defined(__CUDA_ARCH__)
+  return __half2float (__ushort_as_half (*reinterpret_cast<const unsigned short *> (b)));
+#else
+  return tensor::half_to_float (*reinterpret_cast<const uint16_t *> (b));
+#endif
+}
+
+/* Field k of anchor a at (y, x). */
+TENSOR_HD float field_at (const Plan &p, const Frame &f, const Field &fd, int a, int k, int y, int x)
+{
+  return value_at (p, f, fd.output, fd.channel0 + a * fd.anchor_stride + k, y, x);
+}
+
+/* The best class channel (the first of equal maxima), skipping the background. */
+TENSOR_HD int best_class (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float *best)
+{
+  int cls = -1;
+  float m = 0.f;
+  for (int c = 0; c < p.classes; ++c) {
+    if (c == p.background)
+      continue;
+    const float v = field_at (p, f, l.cls, a, c, y, x);
+    if (cls < 0 || v > m) {
+      m = v;
+      cls = c;
+    }
+  }
+  *best = m;
+  return cls;
+}
+
+/* softmax (class channels)[cls] given their maximum m (max over all, background included). */
+TENSOR_HD float softmax_at (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float top,
+                            float m)
+{
+  float sum = 0.f;
+  for (int c = 0; c < p.classes; ++c)
+    sum += exp_f (field_at (p, f, l.cls, a, c, y, x) - m);
+  return exp_f (top - m) / sum;
+}
+
+/* The score and class of a candidate, or false when it is rejected. */
+TENSOR_HD bool score_of (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float *score,
+                         int *cls)
+{
+  float obj = 1.f, top = 0.f;
+  if (p.scores == Scores::kObjSigmoid || p.scores == Scores::kObjSoftmax) {
+    const float lo = field_at (p, f, l.obj, a, 0, y, x);
+    if (lo <= p.min_logit)
+      return false;
+    obj = sigmoid (lo);
+    if (p.classes == 0) {
+      *cls = 0;
+      *score = obj;
+      return obj > p.threshold[0];
+    }
+  }
+  *cls = best_class (p, f, l, a, y, x, &top);
+  switch (p.scores) {
+    case Scores::kObjSigmoid:
+    case Scores::kSigmoid:
+      if (top <= p.min_logit)
+        return false;
+      *score = obj * sigmoid (top);
+      break;
+    case Scores::kObjSoftmax:
+      *score = obj * softmax_at (p, f, l, a, y, x, top, top);
+      break;
+    case Scores::kSoftmax: {
+      float m = top;
+      if (p.background >= 0) {
+        const float bg = field_at (p, f, l.cls, a, p.background, y, x);
+        if (top - bg <= p.min_logit)
+          return false;
+        m = bg > top ? bg : top;
+      }
+      *score = softmax_at (p, f, l, a, y, x, top, m);
+      break;
+    }
+    case Scores::kProbability:
+      if (top <= p.min_logit)
+        return false;
+      *score = top;
+      break;
+  }
+  return *score > p.threshold[*cls];
+}
+
+/* DFL: the expectation of bin index under a softmax over reg_max bins of side s. */
+TENSOR_HD float dfl_side (const Plan &p, const Frame &f, const Level &l, int s, int y, int x)
+{
+  float m = field_at (p, f, l.box, 0, s * p.reg_max, y, x);
+  for (int b = 1; b < p.reg_max; ++b) {
+    const float v = field_at (p, f, l.box, 0, s * p.reg_max + b, y, x);
+    m = v > m ? v : m;
+  }
+  float sum = 0.f, acc = 0.f;
+  for (int b = 0; b < p.reg_max; ++b) {
+    const float e = exp_f (field_at (p, f, l.box, 0, s * p.reg_max + b, y, x) - m);
+    sum += e;
+    acc += e * float (b);
+  }
+  return acc / sum;
+}
+
+/* The box of an accepted candidate in tensor pixels. */
+TENSOR_HD void box_of (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, Candidate *c)
+{
+  float cx, cy, w, h;
+  if (p.box == Box::kDfl) {
+    const float ax = float (x) + l.offset, ay = float (y) + l.offset;
+    c->x0 = (ax - dfl_side (p, f, l, 0, y, x)) * l.stride_x;
+    c->y0 = (ay - dfl_side (p, f, l, 1, y, x)) * l.stride_y;
+    c->x1 = (ax + dfl_side (p, f, l, 2, y, x)) * l.stride_x;
+    c->y1 = (ay + dfl_side (p, f, l, 3, y, x)) * l.stride_y;
+    return;
+  }
+  float t[4];
+  for (int k = 0; k < 4; ++k)
+    t[k] = field_at (p, f, l.box, a, k, y, x);
+  switch (p.box) {
+    case Box::kYoloV2:
+      cx = (float (x) + sigmoid (t[0])) * l.stride_x;
+      cy = (float (y) + sigmoid (t[1])) * l.stride_y;
+      w = exp_f (t[2]) * l.anchor_w[a];
+      h = exp_f (t[3]) * l.anchor_h[a];
+      break;
+    case Box::kYoloV5: {
+      cx = (float (x) + 2.f * sigmoid (t[0]) - 0.5f) * l.stride_x;
+      cy = (float (y) + 2.f * sigmoid (t[1]) - 0.5f) * l.stride_y;
+      const float sw = 2.f * sigmoid (t[2]), sh = 2.f * sigmoid (t[3]);
+      w = sw * sw * l.anchor_w[a];
+      h = sh * sh * l.anchor_h[a];
+      break;
+    }
+    case Box::kSsd: {
+      const int ix = p.yxhw ? 1 : 0, iy = 1 - ix, iw = p.yxhw ? 3 : 2, ih = 5 - iw;
+      const float pw = l.anchor_w[a], ph = l.anchor_h[a];
+      cx = (float (x) + l.offset) * l.stride_x + t[ix] * p.variance[0] * pw;
+      cy = (float (y) + l.offset) * l.stride_y + t[iy] * p.variance[1] * ph;
+      w = pw * exp_f (t[iw] * p.variance[2]);
+      h = ph * exp_f (t[ih] * p.variance[3]);
+      break;
+    }
+    default: /* kDecoded */
+      cx = t[0];
+      cy = t[1];
+      w = t[2];
+      h = t[3];
+      break;
+  }
+  c->x0 = cx - 0.5f * w;
+  c->y0 = cy - 0.5f * h;
+  c->x1 = cx + 0.5f * w;
+  c->y1 = cy + 0.5f * h;
+}
+
+/* The level of candidate i (levels are few: a scan). */
+TENSOR_HD int level_of (const Plan &p, int32_t i)
+{
+  int l = 0;
+  while (l + 1 < p.levels && i >= p.level[l + 1].first)
+    ++l;
+  return l;
+}
+
+/* Candidate i (0 <= i < p.candidates): true and *c filled when it passes its class threshold. */
+TENSOR_HD bool decode_candidate (const Plan &p, const Frame &f, int32_t i, Candidate *c)
+{
+  const Level &l = p.level[level_of (p, i)];
+  int32_t r = i - l.first;
+  const int x = int (r % l.w);
+  r /= l.w;
+  const int y = int (r % l.h);
+  const int a = int (r / l.h);
+  if (!score_of (p, f, l, a, y, x, &c->score, &c->cls))
+    return false;
+  box_of (p, f, l, a, y, x, c);
+  c->index = i;
+  return true;
+}
+
+/* Intersection over union of two boxes (continuous coordinates; 0 for empty boxes). */
+TENSOR_HD float iou (const Candidate &a, const Candidate &b)
+{
+  const float iw = fminf (a.x1, b.x1) - fmaxf (a.x0, b.x0), ih = fminf (a.y1, b.y1) - fmaxf (a.y0, b.y0);
+  if (iw <= 0.f || ih <= 0.f)
+    return 0.f;
+  const float inter = iw * ih;
+  const float uni = (a.x1 - a.x0) * (a.y1 - a.y0) + (b.x1 - b.x0) * (b.y1 - b.y0) - inter;
+  return uni > 0.f ? inter / uni : 0.f;
+}
+
+/* Whether `later` (lower in score order) is suppressed by kept box `kept`. */
+TENSOR_HD bool suppresses (const Plan &p, const Candidate &kept, const Candidate &later)
+{
+  return (p.class_agnostic || kept.cls == later.cls) && iou (kept, later) > p.iou;
+}
+
+/* A kept candidate in frame pixels, clipped to the crop. */
+TENSOR_HD Detection to_detection (const Frame &f, const Candidate &c)
+{
+  Detection d;
+  d.x0 = geometry::to_frame_clipped (f.x, c.x0);
+  d.y0 = geometry::to_frame_clipped (f.y, c.y0);
+  d.x1 = geometry::to_frame_clipped (f.x, c.x1);
+  d.y1 = geometry::to_frame_clipped (f.y, c.y1);
+  d.score = c.score;
+  d.cls = c.cls;
+  return d;
+}
+
+}  // namespace detect
