@@ -17,7 +17,8 @@ dla::EngineConfig engine_config (const Settings &s, const std::string &user)
   /* One task in flight: the next is submitted the moment the DLA ends it (frame_submit.cpp). */
   config.spare_slot = s.max_in_flight == 1 && s.inference_region == InferenceRegion::kFullFrame;
   config.user = user;
-  config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in, const std::vector<dla::TensorInfo> &out) {
+  config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
+                              const std::vector<dla::TensorInfo> &out) {
     return classifier::check_tensor_sizes (dla::host_descs (in), dla::host_descs (out));
   };
   return config;

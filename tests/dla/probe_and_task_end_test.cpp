@@ -49,7 +49,8 @@ TEST (CudaProbe, HiddenDevicesFail)
   for (const char *visible : {"-1", "", "7"}) {
     const dla::CudaProbe p = dla::classify_cuda_probe (cudaErrorNoDevice, 0, visible, "", kRuntime);
     EXPECT_EQ (p.state, CudaState::kHidden);
-    EXPECT_NE (p.why.find (std::string ("CUDA_VISIBLE_DEVICES=\"") + visible + "\""), std::string::npos) << p.why;
+    EXPECT_NE (p.why.find (std::string ("CUDA_VISIBLE_DEVICES=\"") + visible + "\""), std::string::npos)
+        << p.why;
     EXPECT_EQ (dla::gpu_gate (p.state, false), GpuGate::kFail);
   }
 }
@@ -102,8 +103,9 @@ TEST (TaskEnd, ExternalDeviceErrorIsFatalSeenOrEmulated)
   EXPECT_EQ (dla::classify_task_end (dla::kCudaErrorExternalDevice, cudlaSuccess, 0), dla::TaskEnd::kFatal);
   EXPECT_EQ (dla::classify_task_end (dla::kCudaErrorExternalDevice, cudlaErrorDlaErrEngineTimeout, 0),
              dla::TaskEnd::kFatal);
-  EXPECT_EQ (dla::classify_task_end (cudaSuccess, cudlaErrorDlaErrInvalidInput, dla::kCudaErrorExternalDevice),
-             dla::TaskEnd::kFatal);
+  EXPECT_EQ (
+      dla::classify_task_end (cudaSuccess, cudlaErrorDlaErrInvalidInput, dla::kCudaErrorExternalDevice),
+      dla::TaskEnd::kFatal);
 }
 
 TEST (TaskEnd, OtherFailuresAreNeitherFatalNorTimeouts)

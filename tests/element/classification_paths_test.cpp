@@ -68,7 +68,8 @@ Read read_back (const dlainfer::ClassificationOutput &out, GstBuffer *buf)
 }
 
 /* Host path and tensor-meta path for one output and settings: the same classes and confidences. */
-void expect_paths_agree (Layout l, ElemType t, float output_scale, postprocess::Activation a, std::mt19937 &rng)
+void expect_paths_agree (Layout l, ElemType t, float output_scale, postprocess::Activation a,
+                         std::mt19937 &rng)
 {
   dla::TensorInfo info;
   info.name = "scores";
@@ -87,7 +88,8 @@ void expect_paths_agree (Layout l, ElemType t, float output_scale, postprocess::
   depad::depad (plans[0].view, data.data (), plans[0].int8_scale, plans[0].type, dense.data ());
   if (t == ElemType::kInt8) /* the de-padded values are the dequantised ones, q * output-scale */
     for (int c = 0; c < kClasses; ++c)
-      ASSERT_EQ (dense[size_t (c)], float (int8_t (data[size_t (info.view.offset (0, c, 0, 0))])) * output_scale)
+      ASSERT_EQ (dense[size_t (c)],
+                 float (int8_t (data[size_t (info.view.offset (0, c, 0, 0))])) * output_scale)
           << "class " << c;
 
   std::vector<std::string> labels;
@@ -107,14 +109,15 @@ void expect_paths_agree (Layout l, ElemType t, float output_scale, postprocess::
   ASSERT_EQ (got[0].ids.size (), size_t (kClasses));
   EXPECT_EQ (got[0].ids, got[1].ids);
   for (size_t i = 0; i < got[0].confidences.size () && i < got[1].confidences.size (); ++i)
-    EXPECT_EQ (got[0].confidences[i], got[1].confidences[i]) << "result " << i << " (class " << got[0].ids[i]
-                                                             << "): the tensor-meta path's confidence differs";
+    EXPECT_EQ (got[0].confidences[i], got[1].confidences[i])
+        << "result " << i << " (class " << got[0].ids[i] << "): the tensor-meta path's confidence differs";
 }
 
 const char *activation_name (postprocess::Activation a)
 {
-  return a == postprocess::Activation::kSoftmax ? "softmax" : a == postprocess::Activation::kSigmoid ? "sigmoid"
-                                                                                                       : "none";
+  return a == postprocess::Activation::kSoftmax   ? "softmax"
+         : a == postprocess::Activation::kSigmoid ? "sigmoid"
+                                                  : "none";
 }
 
 TEST (ClassificationPaths, TensorMetaScoresEqualTheHostPath)
