@@ -5,12 +5,12 @@ set -euo pipefail
 pkgs=(meson ninja-build pkg-config g++ libgtest-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-  python3 python3-numpy python3-pil python3-onnx valgrind debootstrap clang-format
+  python3 python3-numpy python3-pil python3-onnx valgrind debootstrap clang-format clang
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0)
 # (gobject-introspection ... gir1.2-gst-plugins-base-1.0: the meta library's typelib, GstDlaInfer-1.0,
 # and its Python test, tests/meta, which fails in CI without them.)
-# (clang-format: CI checks the sources against .clang-format.)
+# (clang-format: CI checks the sources against .clang-format. clang: the libFuzzer targets, tests/fuzz.)
 # (python3-onnx: the ONNX twins of the swdla models, tools/twins/, checked in the unit suite.)
 # (pipelines/: gstreamer1.0-x has textoverlay (pango) for the demo's PNG frames, fonts-dejavu-core a
 # font for it, gstreamer1.0-plugins-ugly has x264enc for the x86 script's test clip.)

@@ -519,15 +519,20 @@ Status Engine::finish (const SlotRef &r, int cuda_err, std::chrono::steady_clock
 Status Engine::task_status (const CoreQueue &q)
 {
   const cudlaStatus last = q.device ().last_error ();
-  if (last == cudlaSuccess)
-    return Status::Ok ();
-  if (model_->library ().emulated_external_error () != 0)
-    return on_cuda_error (q, model_->library ().emulated_external_error (), "waiting for the DLA task");
-  if (last == cudlaErrorDlaErrEngineTimeout)
-    return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
-                                              std::to_string (cfg_.task_timeout_ms) +
-                                              " ms: cudlaGetLastError reports " + cudla_status_name (last) +
-                                              " (DLA core " + std::to_string (q.dla_core ()) + ")");
+  const int emulated = last == cudlaSuccess ? 0 : model_->library ().emulated_external_error ();
+  switch (classify_task_end (cudaSuccess, last, emulated)) {
+    case TaskEnd::kDone:
+      return Status::Ok ();
+    case TaskEnd::kFatal:
+      return on_cuda_error (q, emulated, "waiting for the DLA task");
+    case TaskEnd::kTimedOut:
+      return Status::Error (Code::kTimeout, "the DLA task did not finish within the task timeout of " +
+                                                std::to_string (cfg_.task_timeout_ms) +
+                                                " ms: cudlaGetLastError reports " + cudla_status_name (last) +
+                                                " (DLA core " + std::to_string (q.dla_core ()) + ")");
+    case TaskEnd::kFailed:
+      break;
+  }
   return Status::Error (Code::kRuntime, "the DLA task failed: cudlaGetLastError reports " +
                                             cudla_status_name (last) + " (DLA core " +
                                             std::to_string (q.dla_core ()) + ")");

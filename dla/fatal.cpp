@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "dla/abi/cudla_abi.h"
 #include "dla/status_names.h"
 
 namespace dla {
@@ -42,6 +43,17 @@ Status cuda_failure (const std::string &call, int cuda_error, Code code)
     return Status::Error (Code::kFatal, message);
   }
   return Status::Error (code, message);
+}
+
+TaskEnd classify_task_end (int cuda_error, int cudla_status, int emulated_external)
+{
+  if (cuda_error != 0)
+    return is_process_fatal (cuda_error) ? TaskEnd::kFatal : TaskEnd::kFailed;
+  if (cudla_status == cudlaSuccess)
+    return TaskEnd::kDone;
+  if (emulated_external != 0)
+    return is_process_fatal (emulated_external) ? TaskEnd::kFatal : TaskEnd::kFailed;
+  return cudla_status == cudlaErrorDlaErrEngineTimeout ? TaskEnd::kTimedOut : TaskEnd::kFailed;
 }
 
 }  // namespace dla

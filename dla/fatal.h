@@ -23,6 +23,14 @@ constexpr bool is_process_fatal (int cuda_error)
   return cuda_error == kCudaErrorExternalDevice;
 }
 
+/* How a DLA task that ended is reported, from CUDA's status of its end event (`cuda_error`),
+ * cudlaGetLastError's after it (`cudla_status`, read only when CUDA saw no fault) and a test backend's
+ * emulated external-device error (0: none; swdla's, asked only when cuDLA reports a failure):
+ * kFatal only for a process-fatal CUDA status (911), seen or emulated; kTimedOut for cuDLA's task
+ * timeout (a hung task: the engine goes on, it is not the 911); kFailed for any other failure. */
+enum class TaskEnd { kDone, kTimedOut, kFailed, kFatal };
+TaskEnd classify_task_end (int cuda_error, int cudla_status, int emulated_external);
+
 /* Marks CUDA unusable in this process; the first description is kept. Thread-safe. */
 void poison_process (const std::string &why);
 bool process_poisoned ();

@@ -71,7 +71,7 @@ Status LoadedModel::open_cores (const std::vector<uint8_t> &bytes)
   const std::string user = cfg_.user.empty () ? "the engine" : cfg_.user;
   int count = 1;
   for (int i = 0; i < count; ++i) {
-    const int core = every ? i : cfg_.dla_core;
+    const int core = core_at (cfg_.dla_core, i);
     CoreHandles::Reservation handle;
     Status st = CoreHandles::Process ().reserve (core, user, &handle);
     std::unique_ptr<CoreQueue> q;

@@ -36,6 +36,11 @@ class CoreQueue;
 
 /* EngineConfig::dla_core for every core cudlaDeviceGetCount reports. */
 constexpr int kEveryCore = -1;
+/* The DLA core of an engine's i-th core queue: `dla_core` itself, or core i for kEveryCore. */
+constexpr int core_at (int dla_core, int index)
+{
+  return dla_core == kEveryCore ? index : dla_core;
+}
 
 struct EngineConfig {
   /* Model-defining: what LoadedModel::Open loads (sharers must agree on them). */

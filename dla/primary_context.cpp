@@ -62,14 +62,23 @@ std::string installed_driver_version ()
 
 CudaProbe probe_cuda ()
 {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount (&count);
+  int runtime = 0;
+  cudaRuntimeGetVersion (&runtime);
+  return classify_cuda_probe (err, count, std::getenv ("CUDA_VISIBLE_DEVICES"),
+                              err == cudaErrorInsufficientDriver ? installed_driver_version () : "", runtime);
+}
+
+CudaProbe classify_cuda_probe (int err, int count, const char *visible, const std::string &driver,
+                               int runtime)
+{
   CudaProbe p;
-  const cudaError_t err = cudaGetDeviceCount (&p.count);
-  if (err == cudaSuccess && p.count > 0) {
+  if (err == cudaSuccess && count > 0) {
     p.state = CudaState::kAvailable;
+    p.count = count;
     return p;
   }
-  p.count = 0;
-  const char *visible = std::getenv ("CUDA_VISIBLE_DEVICES");
   if (err == cudaSuccess || err == cudaErrorNoDevice) {
     if (visible) {
       p.state = CudaState::kHidden;
@@ -82,9 +91,6 @@ CudaProbe probe_cuda ()
     return p;
   }
   if (err == cudaErrorInsufficientDriver) {
-    const std::string driver = installed_driver_version ();
-    int runtime = 0;
-    cudaRuntimeGetVersion (&runtime);
     const std::string needed = std::to_string (runtime / 1000) + "." + std::to_string (runtime % 1000 / 10);
     if (driver.empty ()) {
       p.state = CudaState::kNoDriver;
@@ -101,6 +107,14 @@ CudaProbe probe_cuda ()
   p.state = CudaState::kError;
   p.why = cuda_call_failed ("cudaGetDeviceCount", err);
   return p;
+}
+
+GpuGate gpu_gate (CudaState state, bool gpu_required)
+{
+  if (state == CudaState::kAvailable)
+    return GpuGate::kRun;
+  const bool absent = state == CudaState::kNoDriver || state == CudaState::kNoDevice;
+  return absent && !gpu_required ? GpuGate::kSkip : GpuGate::kFail;
 }
 
 int cuda_device_count (std::string *why)

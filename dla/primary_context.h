@@ -58,6 +58,18 @@ struct CudaProbe {
   std::string why; /* the cause and its fix, when not available */
 };
 CudaProbe probe_cuda ();
+/* probe_cuda's reading of what it found, apart so that every outcome is tested without a GPU:
+ * cudaGetDeviceCount's status `err` (a cudaError_t) and `count`, CUDA_VISIBLE_DEVICES (nullptr:
+ * unset), the installed driver's CUDA version ("": libcuda.so.1 cannot be loaded; asked only for
+ * cudaErrorInsufficientDriver) and the runtime's (cudaRuntimeGetVersion). */
+CudaProbe classify_cuda_probe (int err, int count, const char *visible, const std::string &driver_version,
+                               int runtime_version);
+
+/* What a GPU test program does after the probe: run; skip (exit 77) where CUDA is absent (no
+ * driver, no device) and no GPU is required; fail otherwise: a broken setup (driver too old,
+ * devices hidden, any other error) must never read as "no GPU", or the whole GPU suite skips. */
+enum class GpuGate { kRun, kSkip, kFail };
+GpuGate gpu_gate (CudaState state, bool gpu_required);
 
 /* Number of CUDA devices, 0 with a reason (probe_cuda's) when the driver or devices are missing. */
 int cuda_device_count (std::string *why);

@@ -2,6 +2,7 @@
 #include "gst/open_model.h"
 
 #include "dla/primary_context.h"
+#include "gst/engine_config.h"
 #include "gst/model_description.h"
 #include "gst/modelinfo/modelinfo.h"
 #include "host/labels.h"
@@ -77,19 +78,7 @@ dla::Status share_model (GstElement *element, const Settings &s, const dla::Engi
 
 bool open_engine (GstElement *element, const Settings &s, void *primary, Model *m, Refusal *why)
 {
-  dla::EngineConfig config;
-  config.model_path = s.model;
-  config.dla_core = s.dla_core;
-  config.cuda_device = s.device ();
-  config.task_timeout_ms = s.task_timeout_ms;
-  config.num_slots = s.max_in_flight;
-  /* One task in flight: the next is submitted the moment the DLA ends it (frame_submit.cpp). */
-  config.spare_slot = s.max_in_flight == 1 && s.inference_region == InferenceRegion::kFullFrame;
-  config.user = GST_ELEMENT_NAME (element);
-  config.accept_tensors = [] (const std::vector<dla::TensorInfo> &in,
-                              const std::vector<dla::TensorInfo> &out) {
-    return classifier::check_tensor_sizes (dla::host_descs (in), dla::host_descs (out));
-  };
+  const dla::EngineConfig config = engine_config (s, GST_ELEMENT_NAME (element));
   dla::ScopedContext scope (primary);
   const bool shared = !s.model_instance_id.empty ();
   const dla::Status st =

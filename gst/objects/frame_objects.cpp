@@ -83,5 +83,18 @@ void read_item_result (const tensor::View &view, const void *data, int64_t item,
   }
 }
 
+void read_task_results (FrameObjects *fo, uint32_t first, uint32_t count, const tensor::View &view,
+                        const void *data, const postprocess::Params &params,
+                        const std::vector<GQuark> &labels, int dla_core, std::vector<float> *scores,
+                        std::vector<postprocess::Result> *results)
+{
+  for (uint32_t j = 0; j < count; ++j) {
+    FrameObject &o = planned_object (*fo, first + j);
+    read_item_result (view, data, j, params, labels, scores, results, &o.result);
+    o.has_result = true;
+    o.dla_core = dla_core;
+  }
+}
+
 }  // namespace objects
 }  // namespace dlainfer

@@ -74,6 +74,17 @@ class ObjectFlow {
   ResultCache cache_;
 };
 
+/* Plan entry `k` (PlannedTask::first + batch item) of a frame: the selected object it classifies.
+ * The one mapping from a task's batch items to objects, for the crops and for the results. */
+inline FrameObject &planned_object (FrameObjects &fo, uint32_t k)
+{
+  return fo.objects[fo.plan.objects[k]];
+}
+inline const FrameObject &planned_object (const FrameObjects &fo, uint32_t k)
+{
+  return fo.objects[fo.plan.objects[k]];
+}
+
 /* The result of batch item `item` of an output laid out as `view` (host copy at `data`): the
  * scores post-processed with `params`, the best kCachedTopK kept, labelled from `labels`.
  * `scores` and `results` are the caller's scratch. */
@@ -81,6 +92,14 @@ void read_item_result (const tensor::View &view, const void *data, int64_t item,
                        const postprocess::Params &params, const std::vector<GQuark> &labels,
                        std::vector<float> *scores, std::vector<postprocess::Result> *results,
                        ObjectResult *out);
+
+/* A task's results: batch items 0..count-1 of its output (host copy at `data`, laid out as `view`)
+ * go to the objects of plan entries first..first+count-1 (read_item_result), classified on DLA core
+ * `dla_core`. Carried objects are not touched. */
+void read_task_results (FrameObjects *fo, uint32_t first, uint32_t count, const tensor::View &view,
+                        const void *data, const postprocess::Params &params,
+                        const std::vector<GQuark> &labels, int dla_core, std::vector<float> *scores,
+                        std::vector<postprocess::Result> *results);
 
 }  // namespace objects
 }  // namespace dlainfer

@@ -76,7 +76,7 @@ class ObjectClassification final : public FrameStage {
     for (size_t i = 0; i < tasks.size (); ++i) {
       const objects::PlannedTask &pt = plan.tasks[begin + i];
       for (uint32_t j = 0; j < pt.count; ++j) {
-        const objects::Box &b = fo.objects[plan.objects[pt.first + j]].box;
+        const objects::Box &b = objects::planned_object (fo, pt.first + j).box;
         rois_.push_back ({{int (b.x), int (b.y), int (b.width), int (b.height)}, tasks[i].input (), int (j)});
       }
     }
@@ -97,14 +97,9 @@ class ObjectClassification final : public FrameStage {
     for (const FrameTask &t : f.tasks) {
       const dla::SlotTimings timing = t.task.timings ();
       const auto post_start = Clock::now ();
-      const void *out = t.task.host_output (0);
-      for (uint32_t j = 0; j < t.count && out; ++j) {
-        objects::FrameObject &o = fo.objects[fo.plan.objects[t.first + j]];
-        objects::read_item_result (priv->model->plan.output_view, out, j, f.post, output_.labels (),
-                                   &scratch.scores, &scratch.results, &o.result);
-        o.has_result = true;
-        o.dla_core = timing.dla_core;
-      }
+      if (const void *out = t.task.host_output (0))
+        objects::read_task_results (&fo, t.first, t.count, priv->model->plan.output_view, out, f.post,
+                                    output_.labels (), timing.dla_core, &scratch.scores, &scratch.results);
       const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
       if (t.first_of_wave)
         priv->stats.object_launch ();

@@ -18,15 +18,16 @@ int main (int argc, char **argv)
     return 2;
   }
   const dla::CudaProbe p = dla::probe_cuda ();
-  if (p.state != dla::CudaState::kAvailable) {
-    const bool absent = p.state == dla::CudaState::kNoDriver || p.state == dla::CudaState::kNoDevice;
-    const char *required = std::getenv ("DLAINFER_REQUIRE_GPU");
-    if (absent && !(required && std::strcmp (required, "1") == 0)) {
+  const char *required = std::getenv ("DLAINFER_REQUIRE_GPU");
+  switch (dla::gpu_gate (p.state, required && std::strcmp (required, "1") == 0)) {
+    case dla::GpuGate::kRun:
+      break;
+    case dla::GpuGate::kSkip:
       std::printf ("SKIP: this test needs a CUDA device: %s\n", p.why.c_str ());
       return 77;
-    }
-    std::printf ("FAIL: this test needs a working CUDA device: %s\n", p.why.c_str ());
-    return 1;
+    case dla::GpuGate::kFail:
+      std::printf ("FAIL: this test needs a working CUDA device: %s\n", p.why.c_str ());
+      return 1;
   }
   std::fflush (stdout);
   execvp (argv[1], argv + 1);

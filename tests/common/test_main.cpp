@@ -99,14 +99,16 @@ bool ExpectLogs::contains (const std::string &needle) const
 int gpu_suite_gate ()
 {
   const dla::CudaProbe p = dla::probe_cuda ();
-  if (p.state == dla::CudaState::kAvailable)
-    return -1;
-  const bool absent = p.state == dla::CudaState::kNoDriver || p.state == dla::CudaState::kNoDevice;
   const char *required = g_getenv ("DLAINFER_REQUIRE_GPU");
-  if (absent && !(required && std::string (required) == "1")) {
+  const bool need = required && std::string (required) == "1";
+  const dla::GpuGate gate = dla::gpu_gate (p.state, need);
+  if (gate == dla::GpuGate::kRun)
+    return -1;
+  if (gate == dla::GpuGate::kSkip) {
     std::printf ("SKIP: every test of this program needs a CUDA device: %s\n", p.why.c_str ());
     return 77;
   }
+  const bool absent = dla::gpu_gate (p.state, false) == dla::GpuGate::kSkip;
   std::printf ("FAIL: this program needs a working CUDA device: %s%s\n", p.why.c_str (),
                absent ? " (DLAINFER_REQUIRE_GPU=1: a GPU is required here)" : "");
   return 1;

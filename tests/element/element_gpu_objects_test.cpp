@@ -375,6 +375,42 @@ TEST_F (Objects, FlushDuringWaves)
   gst_harness_teardown (h);
 }
 
+/* A flush with whole frames in flight (queued, their tasks running) pushes none of them, in
+ * roi-list as with full frames; the stream goes on after it with each object's own result. */
+TEST_F (Objects, FlushPushesNoneOfTheFramesInFlight)
+{
+  SwdlaEnv env ({{"SWDLA_SERVICE_US", "200000"}});
+  GstHarness *h =
+      gst_harness_new_parse (("dlainfer name=infer inference-region=roi-list model=" + model ("colours") +
+                              " labels=" + labels_of ("colours") + " max-in-flight=4")
+                                 .c_str ());
+  gst_harness_set_src_caps_str (h, kCaps.c_str ());
+  /* Four frames of one object each: four tasks of 200 ms in flight when the flush comes. */
+  for (guint64 i = 0; i < 4; ++i)
+    ASSERT_EQ (gst_harness_push (h, frame_with (grid (1, 16, int (i)), 10 + i)), GST_FLOW_OK);
+  EXPECT_EQ (gst_harness_buffers_received (h), 0u) << "4 tasks of 200 ms ended before the flush";
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  EXPECT_EQ (gst_harness_buffers_received (h), 0u) << "a frame in flight was pushed across the flush";
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  ASSERT_TRUE (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  g_setenv ("SWDLA_SERVICE_US", "1000", TRUE);
+  std::vector<std::vector<Box>> boxes;
+  for (GstBuffer *b : grid_frames (3, 3, &boxes))
+    ASSERT_EQ (gst_harness_push (h, b), GST_FLOW_OK);
+  for (size_t k = 0; k < 3; ++k) {
+    GstBuffer *out = gst_harness_pull (h);
+    ASSERT_NE (out, nullptr) << "frame " << k;
+    EXPECT_EQ (GST_BUFFER_PTS (out), GST_SECOND * k / 30) << "a frame of the flushed stream came out";
+    expect_colours (roi_results (out), boxes[k], ("after the flush, frame " + std::to_string (k)).c_str ());
+    gst_buffer_unref (out);
+  }
+  std::this_thread::sleep_for (std::chrono::milliseconds (300));
+  EXPECT_EQ (gst_harness_buffers_received (h), 3u) << "a dropped frame came out late";
+  gst_harness_teardown (h);
+}
+
 /* dla-core=-1 with waves (SWDLA_NUM_CORES=2): a wave's slots are spread over both cores' rings;
  * each frame still gets its own results in order, and both cores ran tasks. */
 TEST_F (Objects, WavesOverTwoCores)

@@ -649,14 +649,14 @@ TEST_F (Surface, Int8InputWithInputScale)
   EXPECT_NE (e.message.find ("input-scale"), std::string::npos) << e.message;
 }
 
-/* One red frame through the INT8-output colours model with `props`; its result (found false, and a
+/* One red frame through the colours model `model_name` with `props`; its result (found false, and a
  * failure recorded, when no sample came). */
-Result red_through_int8_output (const std::string &props)
+Result red_through (const std::string &model_name, const std::string &props)
 {
   Pipeline p (
       "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! "
       "dlainfer name=infer " +
-      props + " model=" + model ("colours-out-int8-chw32") + " labels=" + labels_of ("colours") +
+      props + " model=" + model (model_name) + " labels=" + labels_of ("colours") +
       " ! appsink name=sink sync=false");
   const uint32_t red = kColours[2].rgb;
   if (!p.play () || !p.push (rgba_frame (320, 240, [red] (int, int) { return red; }))) {
@@ -672,6 +672,42 @@ Result red_through_int8_output (const std::string &props)
   gst_sample_unref (smp);
   p.stop ();
   return r;
+}
+
+Result red_through_int8_output (const std::string &props)
+{
+  return red_through ("colours-out-int8-chw32", props);
+}
+
+/* tensor-meta=true classifies from the GPU's de-padded (dequantised) scores, false from the host
+ * copy: the same classes and confidences for every output layout and type, output-scale and
+ * activation (a scale applied twice keeps the argmax: only the confidences tell). */
+TEST_F (Surface, TensorMetaConfidencesEqualTheHostPath)
+{
+  const struct {
+    const char *model;
+    std::vector<const char *> scales;
+  } outputs[] = {
+      {"colours", {""}},
+      {"colours-out-fp16-dla_linear", {""}},
+      {"colours-out-int8-chw32", {" output-scale=0.125", " output-scale=0.0625", " output-scale=1"}},
+      {"colours-out-int8-dla_linear", {" output-scale=0.125", " output-scale=0.5"}}};
+  for (const auto &o : outputs)
+    for (const char *scale : o.scales)
+      for (const char *post : {"", " activation=sigmoid top-k=0", kRawScores}) {
+        const std::string props = std::string (post) + scale;
+        SCOPED_TRACE (std::string (o.model) + ":" + props);
+        const Result host = red_through (o.model, props + " tensor-meta=false");
+        const Result meta = red_through (o.model, props + " tensor-meta=true");
+        ASSERT_TRUE (host.found && meta.found);
+        ASSERT_FALSE (host.ids.empty ());
+        EXPECT_EQ (host.ids, meta.ids);
+        ASSERT_EQ (host.confidences.size (), meta.confidences.size ());
+        for (size_t i = 0; i < host.confidences.size (); ++i)
+          EXPECT_NEAR (meta.confidences[i], host.confidences[i],
+                       1e-6f * (1.f + std::fabs (host.confidences[i])))
+              << "result " << i << " (class " << host.ids[i] << "): tensor-meta's confidence differs";
+      }
 }
 
 /* An INT8 output model (scale 1/8) classifies with output-scale, whose value scales the logits

@@ -9,8 +9,11 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "common/numeric.h"
 #include "common/tensor_layout.h"
@@ -517,3 +520,115 @@ TEST (FrameObjects, LostTrackGetsNoResultStoredAfterTheLoss)
 #endif
 
 }  // namespace
+
+/* ---- each classified object gets the result of its own crop ---- */
+
+/* Object k of the mixes below: its box at x = 16 + 40 k, so that a box names its object. */
+constexpr int kMixClasses = 8;
+guint mix_x (int k)
+{
+  return guint (16 + 40 * k);
+}
+int object_of_box (const Box &b)
+{
+  return int ((b.x - 16) / 40);
+}
+
+/* The DLA's part for one task: batch item j classifies the box its crop came from (the plan entry
+ * the element crops for it) as that box's object. */
+std::vector<uint8_t> task_output (const FrameObjects &fo, const PlannedTask &t, const tensor::View &v)
+{
+  std::vector<uint8_t> data (size_t (v.size), 0);
+  for (uint32_t j = 0; j < t.count; ++j) {
+    const int k = object_of_box (planned_object (fo, t.first + j).box);
+    for (int64_t c = 0; c < v.c; ++c) {
+      const uint16_t h = tensor::float_to_half (c == k ? 6.f : 0.f);
+      std::memcpy (data.data () + v.offset (j, c, 0, 0), &h, 2);
+    }
+  }
+  return data;
+}
+
+/* Frame 1 classifies the tracked objects `carried` (ids 100 + k); frame 2 has all of `order`:
+ * those carried, untracked ones (no id), a newly tracked one (id 200 + k). Every object of frame 2
+ * must end with the result of its own box: the carried ones their cached result, untouched, the
+ * others their own batch item's, whatever the order, batch and wave size. */
+void expect_own_results (const std::vector<int> &order, const std::vector<bool> &carried,
+                         const std::vector<bool> &tracked, uint32_t batch, uint32_t max_tasks)
+{
+  std::vector<GQuark> labels;
+  for (int c = 0; c < kMixClasses; ++c)
+    labels.push_back (g_quark_from_string (("object" + std::to_string (c)).c_str ()));
+  tensor::View v;
+  ASSERT_TRUE (tensor::make_view (tensor::Layout::kChw16, tensor::ElemType::kFp16, int64_t (batch),
+                                  kMixClasses, 1, 1, &v));
+  postprocess::Params post;
+  std::vector<float> scores;
+  std::vector<postprocess::Result> results;
+  ObjectFlow flow;
+  const auto run_frame = [&] (bool first, FrameObjects *fo) {
+    BufferPtr buf;
+    for (int k : order) {
+      if (first && !carried[size_t (k)])
+        continue;
+      const gint id = carried[size_t (k)] ? 100 + k : tracked[size_t (k)] ? 200 + k : 0;
+      add_roi (buf.b, "car", mix_x (k), 8, 32, 32, id);
+    }
+    flow.prepare (buf.b, 320, 240, params (batch, max_tasks, 10), fo);
+    for (const PlannedTask &t : fo->plan.tasks) {
+      const std::vector<uint8_t> out = task_output (*fo, t, v);
+      read_task_results (fo, t.first, t.count, v, out.data (), post, labels, int (t.wave % 2), &scores,
+                         &results);
+    }
+    flow.classified (*fo);
+  };
+  FrameObjects frame1, frame2;
+  run_frame (true, &frame1);
+  run_frame (false, &frame2);
+  ASSERT_EQ (frame2.objects.size (), order.size ());
+  for (const FrameObject &o : frame2.objects) {
+    const int k = object_of_box (o.box);
+    SCOPED_TRACE ("object " + std::to_string (k));
+    EXPECT_EQ (o.classify, !carried[size_t (k)]);
+    ASSERT_TRUE (o.has_result);
+    ASSERT_GT (o.result.n_top, 0u);
+    EXPECT_EQ (o.result.best ().class_id, k) << "another object's result";
+    EXPECT_EQ (o.result.best ().label, labels[size_t (k)]);
+    if (carried[size_t (k)]) {
+      EXPECT_EQ (o.age, 1u);
+      EXPECT_EQ (o.dla_core, -1) << "a carried object was classified again";
+    } else {
+      EXPECT_GE (o.dla_core, 0);
+    }
+  }
+  /* What the cache keeps for the next frame is each tracked object's own result too. */
+  FrameObjects frame3;
+  run_frame (false, &frame3);
+  for (const FrameObject &o : frame3.objects)
+    if (!o.classify)
+      EXPECT_EQ (o.result.best ().class_id, object_of_box (o.box)) << "cached for another object";
+}
+
+TEST (FrameObjects, EachObjectGetsItsOwnResultInEveryOrder)
+{
+  /* Objects 0, 1 carried; 2, 3 untracked; 4 newly tracked. */
+  const std::vector<bool> carried = {true, true, false, false, false};
+  const std::vector<bool> tracked = {true, true, false, false, true};
+  std::vector<int> order = {0, 1, 2, 3, 4};
+  int orders = 0;
+  do {
+    for (uint32_t batch : {1u, 2u, 4u})
+      for (uint32_t max_tasks : {1u, 2u}) {
+        std::string trace = "order";
+        for (int k : order)
+          trace += " " + std::to_string (k);
+        SCOPED_TRACE (trace + ", batch " + std::to_string (batch) + ", " + std::to_string (max_tasks) +
+                      " in flight");
+        expect_own_results (order, carried, tracked, batch, max_tasks);
+        if (HasFailure ())
+          return;
+      }
+    ++orders;
+  } while (std::next_permutation (order.begin (), order.end ()));
+  EXPECT_EQ (orders, 120);
+}

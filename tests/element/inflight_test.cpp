@@ -254,3 +254,70 @@ TEST (InFlight, FramesWithSeveralTasks)
 }
 
 }  // namespace
+
+namespace {
+
+/* A frame keeps everything it was queued with through the moves of push, next and give_back: a
+ * carried result's age, the post-processing, the flags, the times. */
+PendingFrame frame_with_every_field ()
+{
+  PendingFrame f = frame (-1, 7);
+  f.graphed = true;
+  f.age = 3;
+  f.post.activation = postprocess::Activation::kSigmoid;
+  f.post.top_k = 2;
+  f.post.threshold = 0.25f;
+  f.post.int8_scale = 0.125f;
+  f.post_messages = true;
+  gst_segment_init (&f.segment, GST_FORMAT_TIME);
+  f.segment.base = 11 * GST_SECOND;
+  f.running_time = 12 * GST_SECOND;
+  f.submitted_at = std::chrono::steady_clock::time_point (13s);
+  f.downstream_at_submit = 14ms;
+  return f;
+}
+
+void expect_every_field (const PendingFrame &f, const char *after)
+{
+  SCOPED_TRACE (after);
+  ASSERT_NE (f.buffer, nullptr);
+  EXPECT_EQ (GST_BUFFER_OFFSET (f.buffer), 7u);
+  EXPECT_TRUE (f.graphed);
+  EXPECT_EQ (f.age, 3u) << "the carried result's age";
+  EXPECT_EQ (f.post.activation, postprocess::Activation::kSigmoid);
+  EXPECT_EQ (f.post.top_k, 2);
+  EXPECT_EQ (f.post.threshold, 0.25f);
+  EXPECT_EQ (f.post.int8_scale, 0.125f);
+  EXPECT_TRUE (f.post_messages);
+  EXPECT_EQ (f.segment.base, 11 * GST_SECOND);
+  EXPECT_EQ (f.running_time, 12 * GST_SECOND);
+  EXPECT_EQ (f.submitted_at, std::chrono::steady_clock::time_point (13s));
+  EXPECT_EQ (f.downstream_at_submit, std::chrono::nanoseconds (14ms));
+}
+
+TEST (PendingFrame, MovesKeepEveryField)
+{
+  PendingFrame a = frame_with_every_field ();
+  PendingFrame b (std::move (a));
+  expect_every_field (b, "move construction");
+  EXPECT_EQ (a.buffer, nullptr);
+  PendingFrame c = frame (-1, 99);
+  c = std::move (b);
+  expect_every_field (c, "move assignment");
+}
+
+TEST (InFlight, CarriedFrameKeepsItsAgeThroughTheQueue)
+{
+  InFlight q;
+  q.configure (1, 4);
+  q.push (frame_with_every_field ());
+  PendingFrame f;
+  ASSERT_EQ (q.next (&f, in (1000ms)), InFlight::Wait::kReady);
+  expect_every_field (f, "push and next");
+  q.give_back (std::move (f), GST_FLOW_OK);
+  std::deque<PendingFrame> left = q.take_all ();
+  ASSERT_EQ (left.size (), 1u);
+  expect_every_field (left.front (), "give_back and take_all");
+}
+
+}  // namespace

@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 
 #include "common/numeric.h"
@@ -14,6 +15,31 @@ bool fail (std::string *why, const std::string &msg)
   if (why)
     *why = msg;
   return false;
+}
+
+/* A record's name as a message quotes it: control bytes and bytes past ASCII as \xNN, so that a
+ * damaged file's message stays one line. */
+std::string quoted (const char *name)
+{
+  std::string out = "'";
+  for (const char *p = name; *p; ++p) {
+    const unsigned char c = static_cast<unsigned char> (*p);
+    char hex[5];
+    std::snprintf (hex, sizeof hex, "\\x%02x", c);
+    out += c < 0x20 || c >= 0x7f ? std::string (hex) : std::string (1, char (c));
+  }
+  return out + "'";
+}
+
+/* Names are text: a control byte (a newline would split every message that names it) refuses the
+ * record. */
+bool check_name (const char *name, const std::string &where, std::string *why)
+{
+  for (const char *p = name; *p; ++p)
+    if (static_cast<unsigned char> (*p) < 0x20 || *p == 0x7f)
+      return fail (why, where + ": its name has a control byte at " + std::to_string (p - name) +
+                            ": names are text (re-create the model)");
+  return true;
 }
 
 /* Little-endian cursor over the file; every read checks the bounds (truncated files). */
@@ -123,7 +149,9 @@ bool read_tensor (Reader &r, bool input, TensorSpec *t, std::string *why)
     ok = ok && r.u32 (&v);
   if (!ok)
     return fail (why, "truncated tensor record");
-  const std::string where = std::string (input ? "input '" : "output '") + name + "'";
+  const std::string where = std::string (input ? "input " : "output ") + quoted (name);
+  if (!check_name (name, where, why))
+    return false;
   if (f[0] > 3 || f[1] > 1)
     return fail (why,
                  where + ": unknown layout " + std::to_string (f[0]) + " or type " + std::to_string (f[1]));
@@ -165,16 +193,18 @@ bool read_layer_fixed (Reader &r, size_t i, Layer *l, uint32_t *bytes, uint32_t 
   ok = ok && r.u32 (&wtype) && r.u32 (nw) && r.u32 (nb);
   if (!ok)
     return fail (why, "truncated layer record " + std::to_string (i));
+  if (!check_name (name, where, why))
+    return false;
   if (n_in < 1 || n_in > kMaxLayerInputs)
-    return fail (why, where + " '" + name + "': input count " + std::to_string (n_in) +
+    return fail (why, where + " " + quoted (name) + ": input count " + std::to_string (n_in) +
                           ", a record holds 1.." + std::to_string (kMaxLayerInputs));
   for (uint32_t k = n_in; k < kMaxLayerInputs; ++k)
     if (int32_t (ids[k]) != -1)
-      return fail (why, where + " '" + name + "': unused input ids must be -1");
+      return fail (why, where + " " + quoted (name) + ": unused input ids must be -1");
   if (reserved || floats[2] || floats[3])
-    return fail (why, where + " '" + name + "': reserved parameters must be zero");
+    return fail (why, where + " " + quoted (name) + ": reserved parameters must be zero");
   if (wtype > 1)
-    return fail (why, where + " '" + name + "': unknown weight type " + std::to_string (wtype));
+    return fail (why, where + " " + quoted (name) + ": unknown weight type " + std::to_string (wtype));
   l->kind = LayerKind (kind);
   l->name = name;
   l->inputs.assign (ids, ids + n_in);

@@ -206,6 +206,19 @@ TEST (LayerRecord, InputCountUnusedIdsAndReservedFieldsAreChecked)
   EXPECT_EQ (refused (layer0 + 204, 2), "layer 0 'j': unknown weight type 2");
   EXPECT_EQ (refused (32 + 116, 1), "input 'x': reserved bytes 116..127 of its record are not zero");
   EXPECT_EQ (refused (32 + 112, 0), "input 'x': an input's source must be -1");
+  /* A name is text: a control byte is refused, and a damaged name is quoted on one line (a fuzzed
+   * file, tests/fuzz/corpus/swdla-model). */
+  EXPECT_EQ (refused (layer0 + 9, '\n'),
+             "layer 0: its name has a control byte at 1: names are text (re-create the model)");
+  EXPECT_EQ (refused (32 + 1, '\n'),
+             "input 'x\\x0a': its name has a control byte at 1: names are text (re-create the model)");
+  std::vector<uint8_t> bad = good;
+  bad[layer0 + 9] = 0xff;
+  bad[layer0 + 88] = 9;
+  Model out;
+  std::string why;
+  EXPECT_FALSE (swdla::parse_model (bad.data (), bad.size (), &out, &why));
+  EXPECT_EQ (why, "layer 0 'j\\xff': input count 9, a record holds 1..8");
 }
 
 /* A model may have as many inputs, outputs and layers as the format allows, not more. */

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/sanitize-unit.sh [BUILD_DIR]: the unit suite built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-Db_sanitize=address,undefined; Meson hands nvcc the flags for its
+# host compiler) and run. BUILD_DIR (default build-asan) is set up on first use, then reused
+# (incremental). GPU programs are not built (-Dgpu-suite=false). Leaks are valgrind's job in CI
+# (GStreamer's one-time allocations would need suppressions of their own here); the Python and
+# fuzz suites are left out (the interpreter and gst-launch-1.0 carry no ASan runtime; the fuzz
+# targets have their own sanitizers). Prints the build and test times.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+dir=${1:-build-asan}
+export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
+mkdir -p "$dir"
+if [ ! -f "$dir/build.ninja" ]; then
+  bash tools/setup-build.sh "$dir" -Dgpu-suite=false -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dexamples=disabled -Dintrospection=disabled > "$dir/sanitize-setup.log" 2>&1 ||
+    { tail -30 "$dir/sanitize-setup.log"; echo "sanitize-unit: setting up $dir failed"; exit 1; }
+fi
+ninja -C "$dir" > "$dir/sanitize-build.log" 2>&1 || { grep -E 'error|FAILED' "$dir/sanitize-build.log" | head -30; echo "sanitize-unit: build failed"; exit 1; }
+t1=$(date +%s)
+# halt_on_error: a UBSan report fails its test as an ASan one does. protect_shadow_gap=0: the CUDA
+# runtime maps memory where ASan's shadow gap would be (needed wherever a device is probed).
+export ASAN_OPTIONS="detect_leaks=0:protect_shadow_gap=0:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+rc=0
+meson test -C "$dir" --suite unit --no-suite python --no-suite fuzz --print-errorlogs > "$dir/sanitize-test.log" 2>&1 || rc=$?
+t2=$(date +%s)
+grep -E '^(Ok|Fail|Skipped|Timeout):' "$dir/sanitize-test.log" | tr -s ' ' | tr '\n' ' '
+echo
+echo "sanitize-unit: build $((t1 - t0)) s, tests $((t2 - t1)) s"
+[ $rc -eq 0 ] || { grep -E ' FAIL |ERROR: AddressSanitizer|runtime error' "$dir/sanitize-test.log" | head -30; exit $rc; }
