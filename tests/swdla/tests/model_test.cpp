@@ -15,6 +15,20 @@
 
 namespace {
 
+/* Every test here reads the models tests/swdla/models.spec generates: without them, one clear
+ * failure before any test, not a crash on an empty model. */
+class GeneratedModels : public ::testing::Environment {
+ public:
+  void SetUp () override
+  {
+    ASSERT_TRUE (bool (std::ifstream (dlainfer_test::test_data ("colours.swdla"))))
+        << "the generated swdla models are missing from " << dlainfer_test::test_data ("")
+        << ": build them first (ninja -C BUILD tests/swdla/swdla-models.stamp)";
+  }
+};
+const ::testing::Environment *const kGeneratedModels =
+    ::testing::AddGlobalTestEnvironment (new GeneratedModels);
+
 std::vector<uint8_t> read_model (const std::string &name)
 {
   std::ifstream f (dlainfer_test::test_data (name + ".swdla"), std::ios::binary);
