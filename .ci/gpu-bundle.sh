@@ -82,7 +82,7 @@ fi
 # the CPU test onnx-twins reads, left out: the orin kit's copy travels).
 pack() {  # pack ARCHIVE DIR...
   tar czf "$1" "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
-    --exclude='tests/tools/onnx-twins' \
+    --exclude='tests/tools/onnx-twins' --exclude='tests/models/face-api' --exclude='tests/fuzz/fuzz-*' \
     --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' \
     --exclude='*.p/*.cu.o' "${@:2}"
   local size; size=$(stat -c %s "$1")
