@@ -17,6 +17,7 @@
 
 #include "gst/objects/object_source.h"
 #include "gst/objects/result_cache.h"
+#include "gst/objects/score_smoothing.h"
 #include "gst/objects/selection.h"
 #include "gst/objects/work_plan.h"
 #include "host/postprocess.h"
@@ -49,6 +50,7 @@ struct FrameObjects {
   uint64_t frame = 0;               /* the cache's frame number */
   FrameCounts counts;
   uint64_t tracking_lookups = 0; /* relation-meta queries for tracking (bounded by the selection) */
+  float smoothing = 0.f;         /* the flow's, when the frame was prepared */
 };
 
 struct FlowParams {
@@ -56,6 +58,7 @@ struct FlowParams {
   uint32_t reclassify_interval = 0;
   uint32_t batch = 1;     /* the loadable's */
   uint32_t max_tasks = 1; /* the wave size: max-in-flight */
+  float smoothing = 0.f;  /* per-track EWMA factor of the scores (score_smoothing.h); 0: off */
 };
 
 class ObjectFlow {
@@ -65,18 +68,35 @@ class ObjectFlow {
                 FrameObjects *out);
   /* The src task: the classified tracked objects' results go into the cache. */
   void classified (const FrameObjects &frame);
-  /* Flush, stream start, start: no result carries across. */
+  /* Flush, stream start, start: no result (and no smoothing state) carries across. */
   void reset ();
   size_t cached () const;
+  size_t smoothed_tracks () const;
+
+  /* Object `o` of `frame`: its result read from batch item `item` (read_item_result), the scores
+   * of a tracked object blended into its track's first when the frame's smoothing is on. Either
+   * reader thread. */
+  void read_result (const tensor::View &view, const void *data, int64_t item,
+                    const postprocess::Params &params, const std::vector<GQuark> &labels,
+                    const FrameObjects &frame, std::vector<float> *scores,
+                    std::vector<postprocess::Result> *results, FrameObject *o);
 
  private:
   mutable std::mutex mutex_;
   ResultCache cache_;
+  ScoreSmoother smoother_{ResultCache::kDefaultCapacity};
 };
 
-/* The result of batch item `item` of an output laid out as `view` (host copy at `data`): the
- * scores post-processed with `params`, the best kCachedTopK kept, labelled from `labels`.
- * `scores` and `results` are the caller's scratch. */
+/* The activated class scores of batch item `item` of an output laid out as `view` (host copy at
+ * `data`). */
+void read_item_scores (const tensor::View &view, const void *data, int64_t item,
+                       const postprocess::Params &params, std::vector<float> *scores);
+/* Scores to a result: top-k and threshold of `params`, the best kCachedTopK kept, labelled from
+ * `labels`. */
+void result_of_scores (const std::vector<float> &scores, const postprocess::Params &params,
+                       const std::vector<GQuark> &labels, std::vector<postprocess::Result> *results,
+                       ObjectResult *out);
+/* Both: the result of batch item `item`. `scores` and `results` are the caller's scratch. */
 void read_item_result (const tensor::View &view, const void *data, int64_t item,
                        const postprocess::Params &params, const std::vector<GQuark> &labels,
                        std::vector<float> *scores, std::vector<postprocess::Result> *results,

@@ -42,6 +42,7 @@ class ObjectClassification final : public FrameStage {
     p.selection.min_height = s.min_object_height;
     p.selection.max_objects = s.max_objects;
     p.reclassify_interval = s.reclassify_interval;
+    p.smoothing = s.smoothing;
     p.batch = uint32_t (m.plan.shape.batch);
     p.max_tasks = uint32_t (m.engine->max_tasks ());
   }
@@ -100,8 +101,8 @@ class ObjectClassification final : public FrameStage {
       const void *out = t.task.host_output (0);
       for (uint32_t j = 0; j < t.count && out; ++j) {
         objects::FrameObject &o = fo.objects[fo.plan.objects[t.first + j]];
-        objects::read_item_result (priv->model->plan.output_view, out, j, f.post, output_.labels (),
-                                   &scratch.scores, &scratch.results, &o.result);
+        flow_.read_result (priv->model->plan.output_view, out, j, f.post, output_.labels (), fo,
+                           &scratch.scores, &scratch.results, &o);
         o.has_result = true;
         o.dla_core = timing.dla_core;
       }
