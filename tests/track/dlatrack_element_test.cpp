@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gst/gstdlatrack.h"
+#include "gst/meta/gstdlaobject.h"
 #include "gst/objects/object_source.h"
 #include "test_support.h"
 
@@ -113,6 +114,31 @@ TEST (DlaTrack, RoiMetaGetsObjectIdDlainferReads)
   }
   EXPECT_EQ (t.stat ("confirmed"), 1u);
   EXPECT_EQ (t.stat ("frames"), 6u);
+}
+
+/* The public library reads dlatrack's ids: each ROI meta by index, its tracking id. */
+TEST (DlaTrack, PublicLibraryReadsTheIds)
+{
+  Harness t ("dlatrack min-hits=1");
+  GstBuffer *in = frame (0);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 0, 0, 40, 40);
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 200, 0, 40, 40);
+  GstBuffer *out = t.push (in);
+  for (guint i = 0; i < 2; ++i) {
+    GstVideoRegionOfInterestMeta *roi = gst_dla_buffer_get_object (out, i);
+    ASSERT_NE (roi, nullptr);
+    EXPECT_EQ (roi->x, i * 200);
+    guint64 id = 0;
+    EXPECT_TRUE (gst_dla_object_get_tracking_id (roi, &id));
+    EXPECT_EQ (id, i + 1);
+  }
+  EXPECT_EQ (gst_dla_buffer_get_object (out, 2), nullptr);
+  gst_buffer_unref (out);
+  GstBuffer *plain = frame (1);
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (plain, "face", 0, 0, 4, 4);
+  EXPECT_FALSE (gst_dla_object_get_tracking_id (roi, nullptr)) << "no object_id: no tracking id";
+  gst_buffer_unref (plain);
 }
 
 /* An object_id already on the ROI meta (another tracker upstream) is replaced, not doubled. */
