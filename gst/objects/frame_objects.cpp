@@ -24,6 +24,10 @@ void ObjectFlow::prepare (GstBuffer *buffer, int64_t width, int64_t height, cons
     std::lock_guard<std::mutex> lock (mutex_);
     cache_.begin_frame ();
     out->frame = cache_.frame ();
+    for (guint64 id : found.ended) { /* a tracker ended these tracks: their result and state go */
+      cache_.lost (id);
+      smoother_.forget (id);
+    }
     for (size_t i = 0; i < kept.size (); ++i) {
       FrameObject &o = out->objects[i];
       o.source = found.objects[kept[i].index];

@@ -161,6 +161,29 @@ struct OneHot {
   }
 };
 
+/* A flow at `smoothing` and what its reader needs: two labels, no activation, top-2. */
+struct FlowReader {
+  ObjectFlow flow;
+  FlowParams params;
+  postprocess::Params post;
+  const std::vector<GQuark> labels = {g_quark_from_string ("happy"), g_quark_from_string ("sad")};
+  std::vector<float> scores;
+  std::vector<postprocess::Result> results;
+
+  explicit FlowReader (float smoothing)
+  {
+    params.smoothing = smoothing;
+    post.activation = postprocess::Activation::kNone;
+    post.top_k = 2;
+  }
+  /* Object `o` of `fo` classified as class `hot` (one-hot scores). */
+  void read (const FrameObjects &fo, int64_t hot, FrameObject *o)
+  {
+    const OneHot out (2, hot);
+    flow.read_result (out.v, out.data.data (), 0, post, labels, fo, &scores, &results, o);
+  }
+};
+
 /* A face tracked as gvatrack tracks it (object_id 7) and, with `untracked`, one without an id. */
 void add_faces (GstBuffer *b, bool untracked)
 {
@@ -176,15 +199,7 @@ void add_faces (GstBuffer *b, bool untracked)
  * with the closed form's confidence; the untracked one follows its scores; reset clears. */
 TEST (ScoreSmoother, ThroughTheFlowTrackedOnly)
 {
-  ObjectFlow flow;
-  FlowParams p;
-  p.smoothing = 0.75f;
-  postprocess::Params post;
-  post.activation = postprocess::Activation::kNone;
-  post.top_k = 2;
-  const std::vector<GQuark> labels = {g_quark_from_string ("happy"), g_quark_from_string ("sad")};
-  std::vector<float> scores;
-  std::vector<postprocess::Result> results;
+  FlowReader r (0.75f);
   const int hot[] = {0, 1, 1, 1};
   const int want_best[] = {0, 0, 0, 1};
   const float want_conf[] = {1.f, 0.75f, 0.5625f, 1.f - 0.421875f};
@@ -192,40 +207,71 @@ TEST (ScoreSmoother, ThroughTheFlowTrackedOnly)
     BufferPtr buf;
     add_faces (buf.b, true);
     FrameObjects fo;
-    flow.prepare (buf.b, 320, 240, p, &fo);
+    r.flow.prepare (buf.b, 320, 240, r.params, &fo);
     ASSERT_EQ (fo.objects.size (), 2u);
-    const OneHot out (2, hot[f]);
     for (FrameObject &o : fo.objects)
-      flow.read_result (out.v, out.data.data (), 0, post, labels, fo, &scores, &results, &o);
+      r.read (fo, hot[f], &o);
     EXPECT_EQ (fo.objects[0].result.best ().class_id, want_best[f]) << "frame " << f;
     EXPECT_NEAR (fo.objects[0].result.best ().confidence, want_conf[f], 1e-6) << "frame " << f;
     EXPECT_EQ (fo.objects[1].result.best ().class_id, hot[f]) << "untracked: frame " << f;
     EXPECT_FLOAT_EQ (fo.objects[1].result.best ().confidence, 1.f);
   }
-  EXPECT_EQ (flow.smoothed_tracks (), 1u);
-  flow.reset ();
-  EXPECT_EQ (flow.smoothed_tracks (), 0u);
+  EXPECT_EQ (r.flow.smoothed_tracks (), 1u);
+  r.flow.reset ();
+  EXPECT_EQ (r.flow.smoothed_tracks (), 0u);
 }
+
+#ifdef TEST_ANALYTICS
+
+/* A tracker's lost TrackingMtd (dlatrack's ended track, related to no detection) drops the
+ * track's smoothing state. */
+TEST (ScoreSmoother, EndedTrackForgotten)
+{
+  FlowReader r (0.5f);
+  {
+    BufferPtr buf;
+    GstAnalyticsRelationMeta *rmeta = gst_buffer_add_analytics_relation_meta (buf.b);
+    GstAnalyticsODMtd od;
+    ASSERT_TRUE (gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string ("face"), 0, 0, 64, 64,
+                                                         0.9f, &od));
+    GstAnalyticsTrackingMtd trk;
+    ASSERT_TRUE (gst_analytics_relation_meta_add_tracking_mtd (rmeta, 7, 0, &trk));
+    ASSERT_TRUE (
+        gst_analytics_relation_meta_set_relation (rmeta, GST_ANALYTICS_REL_TYPE_RELATE_TO, od.id, trk.id));
+    FrameObjects fo;
+    r.flow.prepare (buf.b, 320, 240, r.params, &fo);
+    ASSERT_EQ (fo.objects.size (), 1u);
+    ASSERT_TRUE (fo.objects[0].source.tracked);
+    r.read (fo, 0, &fo.objects[0]);
+    EXPECT_EQ (r.flow.smoothed_tracks (), 1u);
+  }
+  BufferPtr buf;
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_add_analytics_relation_meta (buf.b);
+  GstAnalyticsTrackingMtd trk;
+  ASSERT_TRUE (gst_analytics_relation_meta_add_tracking_mtd (rmeta, 7, 0, &trk));
+  ASSERT_TRUE (gst_analytics_tracking_mtd_set_lost (&trk));
+  GstAnalyticsODMtd od;
+  ASSERT_TRUE (
+      gst_analytics_relation_meta_add_od_mtd (rmeta, g_quark_from_string ("car"), 100, 0, 64, 64, 0.9f, &od));
+  FrameObjects fo;
+  r.flow.prepare (buf.b, 320, 240, r.params, &fo);
+  EXPECT_EQ (r.flow.smoothed_tracks (), 0u);
+}
+
+#endif
 
 TEST (ScoreSmoother, OffAtZero)
 {
-  ObjectFlow flow;
-  FlowParams p; /* smoothing 0 */
-  postprocess::Params post;
-  post.activation = postprocess::Activation::kNone;
-  const std::vector<GQuark> labels = {g_quark_from_string ("happy"), g_quark_from_string ("sad")};
-  std::vector<float> scores;
-  std::vector<postprocess::Result> results;
+  FlowReader r (0.f);
   for (int f = 0; f < 2; ++f) {
     BufferPtr buf;
     add_faces (buf.b, false);
     FrameObjects fo;
-    flow.prepare (buf.b, 320, 240, p, &fo);
-    const OneHot out (2, f);
-    flow.read_result (out.v, out.data.data (), 0, post, labels, fo, &scores, &results, &fo.objects[0]);
+    r.flow.prepare (buf.b, 320, 240, r.params, &fo);
+    r.read (fo, f, &fo.objects[0]);
     EXPECT_EQ (fo.objects[0].result.best ().class_id, f);
   }
-  EXPECT_EQ (flow.smoothed_tracks (), 0u);
+  EXPECT_EQ (r.flow.smoothed_tracks (), 0u);
 }
 
 }  // namespace

@@ -329,6 +329,13 @@ TEST (DlaTrack, OdMtdGetsRelatedTrackingMtd)
     }
   }
   EXPECT_TRUE (lost_one);
+  /* dlainfer's reader reports the ended track (its cache and smoothing state drop it). */
+  CollectedObjects c = collect_objects (out);
+  ASSERT_EQ (c.objects.size (), 1u);
+  std::vector<dlainfer::objects::SelectedObject> kept (1);
+  kept[0].index = 0;
+  dlainfer::objects::resolve_tracking (out, kept, &c);
+  EXPECT_EQ (c.ended, std::vector<guint64>{1});
   gst_buffer_unref (out);
 }
 
