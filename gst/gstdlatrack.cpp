@@ -144,10 +144,11 @@ static GstFlowReturn gst_dla_track_transform_ip (GstBaseTransform *trans, GstBuf
   check_time (self, now);
   s.tracker.set_params (s.params);
   s.tracker.update (s.detections, GST_CLOCK_TIME_IS_VALID (now) ? now : 0, &s.assigned, &s.ended);
+  const size_t tracks = s.tracker.size ();
   GST_OBJECT_UNLOCK (self);
   if (!s.detections.empty () || !s.ended.empty ())
     dlainfer::track::write_tracks (buffer, s.objects, s.assigned, s.ended, now);
-  GST_LOG_OBJECT (self, "%zu object(s), %zu track(s), %zu ended", s.detections.size (), s.tracker.size (),
+  GST_LOG_OBJECT (self, "%zu object(s), %zu track(s), %zu ended", s.detections.size (), tracks,
                   s.ended.size ());
   return GST_FLOW_OK;
 }

@@ -178,6 +178,27 @@ TEST (Tracker, CapOnTracks)
   EXPECT_EQ (t.storage (), 4u);
 }
 
+/* Thousands of detections on one frame, then none: the tracks stop at the cap, the rest are
+ * counted; the storage never grows; an empty frame ages them (tentative ones go). */
+TEST (Tracker, ThousandsOfDetectionsThenNone)
+{
+  Tracker t = make (5, 2);
+  const size_t storage = t.storage ();
+  std::vector<Detection> d;
+  for (int i = 0; i < 5000; ++i)
+    d.push_back (box (double (i % 100) * 20, double (i / 100) * 20, 10, 10));
+  Step s = run (t, d);
+  EXPECT_EQ (t.size (), Tracker::kDefaultMaxTracks);
+  EXPECT_EQ (t.counts ().at_cap, 5000u - Tracker::kDefaultMaxTracks);
+  s = run (t, d);
+  EXPECT_EQ (t.counts ().confirmed, Tracker::kDefaultMaxTracks) << "the tracked ones confirmed at min-hits 2";
+  EXPECT_EQ (s.out[0].id, 1u);
+  EXPECT_EQ (s.out[4999].id, 0u);
+  run (t, {});
+  EXPECT_EQ (t.size (), Tracker::kDefaultMaxTracks) << "confirmed tracks survive a frame with none";
+  EXPECT_EQ (t.storage (), storage);
+}
+
 TEST (Tracker, ResetKeepsCountingRestartBeginsAgain)
 {
   Tracker t = make (5, 1);
