@@ -15,7 +15,6 @@
 #include "config.h"
 #endif
 
-#include <memory>
 #include <vector>
 
 #include "gst/gstdlatrack.h"
