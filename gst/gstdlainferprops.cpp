@@ -72,6 +72,13 @@ std::vector<dlainfer::Property> gst_dla_infer_properties ()
               "age, before it is classified again (sooner when its box grows by 20 %; 0: every "
               "frame)",
               0, G_MAXINT, defaults.reclassify_interval, kPlayingFlags)),
+          field<&Settings::smoothing, true> (g_param_spec_float (
+              "smoothing", "Smoothing",
+              "roi-list: each tracked object's class scores averaged over its classifications, "
+              "score = smoothing * previous + (1 - smoothing) * new, reset when its track ends "
+              "(0: off; below 1; a label flips after the least n with smoothing^n < 0.5 "
+              "disagreeing classifications)",
+              0.f, 1.f, defaults.smoothing, kPlayingFlags)),
           field<&Settings::min_object_width> (g_param_spec_uint (
               "input-object-min-width", "Minimum object width",
               "roi-list: objects narrower than this (in frame pixels, after clipping) are skipped "

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the plugin. It registers its element on any machine: a missing cuDLA library,
+/* gst-dlainfer: the plugin. It registers its elements on any machine: a missing cuDLA library,
  * DLA or CUDA device is reported when an element starts, never as a failed plugin load. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -8,10 +8,13 @@
 #include <gst/gst.h>
 
 #include "gst/gstdlainfer.h"
+#include "gst/gstdlatrack.h"
 
 static gboolean plugin_init (GstPlugin *plugin)
 {
-  return GST_ELEMENT_REGISTER (dla_infer, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (dla_infer, plugin);
+  ok &= GST_ELEMENT_REGISTER (dla_track, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dlainfer,

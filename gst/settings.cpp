@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/settings.h"
 
+#include <glib.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -78,6 +80,19 @@ bool check_region (const Settings &s, std::string *message)
   return false;
 }
 
+/* An EWMA factor of 1 would keep the first result forever. */
+bool check_smoothing (const Settings &s, std::string *message)
+{
+  if (s.smoothing >= 0.f && s.smoothing < 1.f)
+    return true;
+  char value[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (value, sizeof value, "%g", double (s.smoothing));
+  *message = std::string ("Property 'smoothing' is ") + value +
+             ": it takes 0 (off) up to below 1 (1 would keep an object's first result forever), e.g. "
+             "smoothing=0.7 (a label flips on the second classification that disagrees)";
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> object_classes (const Settings &s)
@@ -139,7 +154,8 @@ bool check_mean_std (const Settings &s, bool std, std::string *message)
 bool check (const Settings &s, std::string *message)
 {
   return check_mean_std (s, false, message) && check_mean_std (s, true, message) &&
-         check_object_class (s, message) && check_attribute_name (s, message) && check_region (s, message);
+         check_object_class (s, message) && check_attribute_name (s, message) && check_region (s, message) &&
+         check_smoothing (s, message);
 }
 
 preprocess::Params preprocess_params (const Settings &s)

@@ -75,6 +75,7 @@ struct Settings {
   uint32_t min_object_width = 16, min_object_height = 16;
   uint32_t max_objects = 0;   /* per frame, largest first; 0: objects::kMaxObjectsPerFrame */
   std::string attribute_name; /* the ROI meta's parameter structure; empty: the element's name */
+  float smoothing = 0.f;      /* per-track EWMA factor of the class scores, [0, 1); 0: off */
 
   /* The properties the user set (their names): a .modelinfo fills in only the others. */
   std::set<std::string> user_set;
@@ -87,7 +88,7 @@ struct Settings {
 };
 
 /* The checks GObject's own range checks cannot make (mean and std: three values, std > 0;
- * object-class: labels without empty items; attribute-name: a structure name). False
+ * object-class: labels without empty items; attribute-name: a structure name; smoothing: below 1). False
  * with a message naming the property, its value and what it takes. start() runs it before anything
  * else (the model file is opened after it). */
 bool check (const Settings &s, std::string *message);

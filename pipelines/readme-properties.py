@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Prints the README's property table from gst-inspect-1.0 of a build, or checks the README's:
-   python3 pipelines/readme-properties.py [BUILD_DIR]                  (default build)
-   python3 pipelines/readme-properties.py --check README.md [BUILD_DIR]  (exit 1 when it drifted)"""
+"""Prints the README's property table of an element (default dlainfer) from gst-inspect-1.0 of a
+build, or checks the README's:
+   python3 pipelines/readme-properties.py [--element NAME] [BUILD_DIR]                  (default build)
+   python3 pipelines/readme-properties.py --check README.md [--element NAME] [BUILD_DIR]  (exit 1 when it drifted)
+dlainfer's table is the README's first; another element's is the table after a line
+"<!-- gst-inspect-1.0 NAME -->"."""
 import difflib, re, subprocess, os, sys
 args = sys.argv[1:]
 check = None
+element = 'dlainfer'
 if args[:1] == ['--check']:
     check, args = args[1], args[2:]
+if args[:1] == ['--element']:
+    element, args = args[1], args[2:]
 build = args[0] if args else 'build'
 env = dict(os.environ, GST_PLUGIN_PATH_1_0=os.path.join(build, 'gst'))
-out=subprocess.run(['gst-inspect-1.0','dlainfer'],capture_output=True,text=True,env=env).stdout
+out=subprocess.run(['gst-inspect-1.0',element],capture_output=True,text=True,env=env).stdout
+if 'Element Properties:' not in out:
+    sys.exit(f'readme-properties: gst-inspect-1.0 {element} found no such element in {build}/gst: build the plugin first')
 sec=out.split('Element Properties:')[1]
 props=[];cur=None
 for line in sec.splitlines():
@@ -44,13 +52,19 @@ head = '| property | type, range, default | when | meaning |'
 if head not in readme:
     sys.exit(f'readme-properties: {check} has no property table (a line "{head}")')
 start = readme.index(head)
+if element != 'dlainfer':
+    marker = f'<!-- gst-inspect-1.0 {element} -->'
+    if marker not in readme:
+        sys.exit(f'readme-properties: {check} has no line "{marker}" before {element}\'s property table')
+    start = readme.index(head, readme.index(marker))
 end = start
 while end < len(readme) and readme[end].startswith('|'):
     end += 1
-diff = list(difflib.unified_diff(readme[start:end], table.splitlines(), check, 'gst-inspect-1.0 dlainfer',
+diff = list(difflib.unified_diff(readme[start:end], table.splitlines(), check, f'gst-inspect-1.0 {element}',
                                  lineterm=''))
 if diff:
     print('\n'.join(diff))
-    sys.exit(f'readme-properties: the property table in {check} differs from gst-inspect-1.0 dlainfer: '
-             f'replace it with the output of python3 pipelines/readme-properties.py {build}')
-print(f'readme-properties: the property table in {check} matches gst-inspect-1.0 dlainfer ({len(rows)} properties)')
+    opt = '' if element == 'dlainfer' else f' --element {element}'
+    sys.exit(f'readme-properties: the {element} property table in {check} differs from gst-inspect-1.0 {element}: '
+             f'replace it with the output of python3 pipelines/readme-properties.py{opt} {build}')
+print(f'readme-properties: the {element} property table in {check} matches gst-inspect-1.0 {element} ({len(rows)} properties)')

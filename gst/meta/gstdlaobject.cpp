@@ -50,3 +50,27 @@ gboolean gst_dla_object_get_result (GstVideoRegionOfInterestMeta *roi, const gch
   }
   return TRUE;
 }
+
+gboolean gst_dla_object_get_tracking_id (GstVideoRegionOfInterestMeta *roi, guint64 *id)
+{
+  g_return_val_if_fail (roi != nullptr, FALSE);
+  const GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "object_id");
+  gint v = 0;
+  if (!s || !gst_structure_get_int (s, "id", &v) || v < 0)
+    return FALSE;
+  if (id)
+    *id = guint64 (v);
+  return TRUE;
+}
+
+GstVideoRegionOfInterestMeta *gst_dla_buffer_get_object (GstBuffer *buffer, guint index)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), nullptr);
+  gpointer state = nullptr;
+  GstMeta *m;
+  guint i = 0;
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    if (i++ == index)
+      return reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
+  return nullptr;
+}

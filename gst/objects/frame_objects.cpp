@@ -17,12 +17,17 @@ void ObjectFlow::prepare (GstBuffer *buffer, int64_t width, int64_t height, cons
       select_objects (found.objects, width, height, params.selection, &out->counts.selection);
   resolve_tracking (buffer, kept, &found);
   out->tracking_lookups = found.tracking_lookups;
+  out->smoothing = params.smoothing;
   std::vector<bool> classify (kept.size (), true);
   out->objects.resize (kept.size ());
   {
     std::lock_guard<std::mutex> lock (mutex_);
     cache_.begin_frame ();
     out->frame = cache_.frame ();
+    for (guint64 id : found.ended) { /* a tracker ended these tracks: their result and state go */
+      cache_.lost (id);
+      smoother_.forget (id);
+    }
     for (size_t i = 0; i < kept.size (); ++i) {
       FrameObject &o = out->objects[i];
       o.source = found.objects[kept[i].index];
@@ -31,6 +36,7 @@ void ObjectFlow::prepare (GstBuffer *buffer, int64_t width, int64_t height, cons
         continue;
       if (o.source.tracking_lost) {
         cache_.lost (o.source.tracking_id);
+        smoother_.forget (o.source.tracking_id);
         continue;
       }
       const Decision d = cache_.decide (o.source.tracking_id, o.box.area (), params.reclassify_interval);
@@ -59,6 +65,7 @@ void ObjectFlow::reset ()
 {
   std::lock_guard<std::mutex> lock (mutex_);
   cache_.clear ();
+  smoother_.clear ();
 }
 
 size_t ObjectFlow::cached () const
@@ -67,14 +74,46 @@ size_t ObjectFlow::cached () const
   return cache_.size ();
 }
 
+size_t ObjectFlow::smoothed_tracks () const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return smoother_.size ();
+}
+
+void ObjectFlow::read_result (const tensor::View &view, const void *data, int64_t item,
+                              const postprocess::Params &params, const std::vector<GQuark> &labels,
+                              const FrameObjects &frame, std::vector<float> *scores,
+                              std::vector<postprocess::Result> *results, FrameObject *o)
+{
+  read_item_scores (view, data, item, params, scores);
+  if (frame.smoothing > 0.f && o->source.tracked && !o->source.tracking_lost) {
+    std::lock_guard<std::mutex> lock (mutex_);
+    smoother_.apply (o->source.tracking_id, frame.smoothing, frame.frame, scores);
+  }
+  result_of_scores (*scores, params, labels, results, &o->result);
+}
+
+void read_item_scores (const tensor::View &view, const void *data, int64_t item,
+                       const postprocess::Params &params, std::vector<float> *scores)
+{
+  postprocess::read_scores (view, data, params.int8_scale, scores, item);
+  postprocess::activate (params.activation, scores);
+}
+
 void read_item_result (const tensor::View &view, const void *data, int64_t item,
                        const postprocess::Params &params, const std::vector<GQuark> &labels,
                        std::vector<float> *scores, std::vector<postprocess::Result> *results,
                        ObjectResult *out)
 {
-  postprocess::read_scores (view, data, params.int8_scale, scores, item);
-  postprocess::activate (params.activation, scores);
-  postprocess::top_k (*scores, params.top_k, params.threshold, results);
+  read_item_scores (view, data, item, params, scores);
+  result_of_scores (*scores, params, labels, results, out);
+}
+
+void result_of_scores (const std::vector<float> &scores, const postprocess::Params &params,
+                       const std::vector<GQuark> &labels, std::vector<postprocess::Result> *results,
+                       ObjectResult *out)
+{
+  postprocess::top_k (scores, params.top_k, params.threshold, results);
   out->n_top = uint32_t (std::min (results->size (), kCachedTopK));
   for (uint32_t i = 0; i < out->n_top; ++i) {
     const postprocess::Result &r = (*results)[i];
@@ -83,14 +122,14 @@ void read_item_result (const tensor::View &view, const void *data, int64_t item,
   }
 }
 
-void read_task_results (FrameObjects *fo, uint32_t first, uint32_t count, const tensor::View &view,
-                        const void *data, const postprocess::Params &params,
+void read_task_results (ObjectFlow *flow, FrameObjects *fo, uint32_t first, uint32_t count,
+                        const tensor::View &view, const void *data, const postprocess::Params &params,
                         const std::vector<GQuark> &labels, int dla_core, std::vector<float> *scores,
                         std::vector<postprocess::Result> *results)
 {
   for (uint32_t j = 0; j < count; ++j) {
     FrameObject &o = planned_object (*fo, first + j);
-    read_item_result (view, data, j, params, labels, scores, results, &o.result);
+    flow->read_result (view, data, j, params, labels, *fo, scores, results, &o);
     o.has_result = true;
     o.dla_core = dla_core;
   }

@@ -17,6 +17,7 @@
 
 #include "gst/objects/object_source.h"
 #include "gst/objects/result_cache.h"
+#include "gst/objects/score_smoothing.h"
 #include "gst/objects/selection.h"
 #include "gst/objects/work_plan.h"
 #include "host/postprocess.h"
@@ -49,6 +50,7 @@ struct FrameObjects {
   uint64_t frame = 0;               /* the cache's frame number */
   FrameCounts counts;
   uint64_t tracking_lookups = 0; /* relation-meta queries for tracking (bounded by the selection) */
+  float smoothing = 0.f;         /* the flow's, when the frame was prepared */
 };
 
 struct FlowParams {
@@ -56,6 +58,7 @@ struct FlowParams {
   uint32_t reclassify_interval = 0;
   uint32_t batch = 1;     /* the loadable's */
   uint32_t max_tasks = 1; /* the wave size: max-in-flight */
+  float smoothing = 0.f;  /* per-track EWMA factor of the scores (score_smoothing.h); 0: off */
 };
 
 class ObjectFlow {
@@ -65,13 +68,23 @@ class ObjectFlow {
                 FrameObjects *out);
   /* The src task: the classified tracked objects' results go into the cache. */
   void classified (const FrameObjects &frame);
-  /* Flush, stream start, start: no result carries across. */
+  /* Flush, stream start, start: no result (and no smoothing state) carries across. */
   void reset ();
   size_t cached () const;
+  size_t smoothed_tracks () const;
+
+  /* Object `o` of `frame`: its result read from batch item `item` (read_item_result), the scores
+   * of a tracked object blended into its track's first when the frame's smoothing is on. Either
+   * reader thread. */
+  void read_result (const tensor::View &view, const void *data, int64_t item,
+                    const postprocess::Params &params, const std::vector<GQuark> &labels,
+                    const FrameObjects &frame, std::vector<float> *scores,
+                    std::vector<postprocess::Result> *results, FrameObject *o);
 
  private:
   mutable std::mutex mutex_;
   ResultCache cache_;
+  ScoreSmoother smoother_{ResultCache::kDefaultCapacity};
 };
 
 /* Plan entry `k` (PlannedTask::first + batch item) of a frame: the selected object it classifies.
@@ -85,19 +98,26 @@ inline const FrameObject &planned_object (const FrameObjects &fo, uint32_t k)
   return fo.objects[fo.plan.objects[k]];
 }
 
-/* The result of batch item `item` of an output laid out as `view` (host copy at `data`): the
- * scores post-processed with `params`, the best kCachedTopK kept, labelled from `labels`.
- * `scores` and `results` are the caller's scratch. */
+/* The activated class scores of batch item `item` of an output laid out as `view` (host copy at
+ * `data`). */
+void read_item_scores (const tensor::View &view, const void *data, int64_t item,
+                       const postprocess::Params &params, std::vector<float> *scores);
+/* Scores to a result: top-k and threshold of `params`, the best kCachedTopK kept, labelled from
+ * `labels`. */
+void result_of_scores (const std::vector<float> &scores, const postprocess::Params &params,
+                       const std::vector<GQuark> &labels, std::vector<postprocess::Result> *results,
+                       ObjectResult *out);
+/* Both: the result of batch item `item`. `scores` and `results` are the caller's scratch. */
 void read_item_result (const tensor::View &view, const void *data, int64_t item,
                        const postprocess::Params &params, const std::vector<GQuark> &labels,
                        std::vector<float> *scores, std::vector<postprocess::Result> *results,
                        ObjectResult *out);
 
 /* A task's results: batch items 0..count-1 of its output (host copy at `data`, laid out as `view`)
- * go to the objects of plan entries first..first+count-1 (read_item_result), classified on DLA core
- * `dla_core`. Carried objects are not touched. */
-void read_task_results (FrameObjects *fo, uint32_t first, uint32_t count, const tensor::View &view,
-                        const void *data, const postprocess::Params &params,
+ * go to the objects of plan entries first..first+count-1 (`flow`'s read_result: smoothed where the
+ * frame says so), classified on DLA core `dla_core`. Carried objects are not touched. */
+void read_task_results (ObjectFlow *flow, FrameObjects *fo, uint32_t first, uint32_t count,
+                        const tensor::View &view, const void *data, const postprocess::Params &params,
                         const std::vector<GQuark> &labels, int dla_core, std::vector<float> *scores,
                         std::vector<postprocess::Result> *results);
 

@@ -80,15 +80,22 @@ CollectedObjects from_roi_metas (GstBuffer *buffer)
 
 namespace {
 
-/* The ids of the buffer's tracking mtds, in one pass. */
-std::vector<guint> tracking_mtds (GstAnalyticsRelationMeta *rmeta)
+/* The ids of the buffer's tracking mtds, in one pass; the tracking ids of those marked lost into
+ * *ended. */
+std::vector<guint> tracking_mtds (GstAnalyticsRelationMeta *rmeta, std::vector<guint64> *ended)
 {
   std::vector<guint> ids;
   gpointer state = nullptr;
   GstAnalyticsTrackingMtd trk;
   while (
-      gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), &trk))
+      gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_tracking_mtd_get_mtd_type (), &trk)) {
     ids.push_back (trk.id);
+    guint64 id = 0;
+    GstClockTime first = 0, last = 0;
+    gboolean lost = FALSE;
+    if (gst_analytics_tracking_mtd_get_info (&trk, &id, &first, &last, &lost) && lost)
+      ended->push_back (id);
+  }
   return ids;
 }
 
@@ -189,7 +196,7 @@ void resolve_tracking (GstBuffer *buffer, const std::vector<SelectedObject> &kep
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
   if (found->origin != ObjectOrigin::kAnalytics || !rmeta)
     return;
-  const std::vector<guint> trackers = tracking_mtds (rmeta);
+  const std::vector<guint> trackers = tracking_mtds (rmeta, &found->ended);
   if (trackers.empty ())
     return;
   for (const SelectedObject &k : kept) {

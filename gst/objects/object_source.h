@@ -36,6 +36,7 @@ struct CollectedObjects {
   ObjectOrigin origin = ObjectOrigin::kNone;
   std::vector<DetectedObject> objects;
   uint64_t tracking_lookups = 0; /* relation-meta queries resolve_tracking made */
+  std::vector<guint64> ended;    /* ids of the buffer's TrackingMtds marked lost (a tracker ended them) */
 };
 
 /* Whether this build reads GstAnalyticsODMtd (GStreamer >= 1.24 with its analytics library). */
@@ -47,7 +48,9 @@ bool reads_analytics ();
 CollectedObjects collect_objects (GstBuffer *buffer);
 
 /* The TrackingMtd of each `kept` ODMtd object of `found` (collected from `buffer`) replaces its
- * tracking: id and `lost` flag. Nothing for ROI-meta objects. */
+ * tracking: id and `lost` flag; the ids of every TrackingMtd marked lost go to found->ended
+ * (dlatrack and ioutracker report an ended track so, related to no detection). Nothing for
+ * ROI-meta objects. */
 void resolve_tracking (GstBuffer *buffer, const std::vector<SelectedObject> &kept, CollectedObjects *found);
 
 /* One ROI meta as an object (tracking id and confidence as above). */

@@ -42,6 +42,7 @@ class ObjectClassification final : public FrameStage {
     p.selection.min_height = s.min_object_height;
     p.selection.max_objects = s.max_objects;
     p.reclassify_interval = s.reclassify_interval;
+    p.smoothing = s.smoothing;
     p.batch = uint32_t (m.plan.shape.batch);
     p.max_tasks = uint32_t (m.engine->max_tasks ());
   }
@@ -98,7 +99,7 @@ class ObjectClassification final : public FrameStage {
       const dla::SlotTimings timing = t.task.timings ();
       const auto post_start = Clock::now ();
       if (const void *out = t.task.host_output (0))
-        objects::read_task_results (&fo, t.first, t.count, priv->model->plan.output_view, out, f.post,
+        objects::read_task_results (&flow_, &fo, t.first, t.count, priv->model->plan.output_view, out, f.post,
                                     output_.labels (), timing.dla_core, &scratch.scores, &scratch.results);
       const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
       if (t.first_of_wave)

@@ -501,6 +501,49 @@ TEST_F (Objects, ReclassifyIntervalAndGrowth)
   p.stop ();
 }
 
+/* dlatrack gives an untracked moving box an id; with smoothing=0.8 its label changes a few
+ * classifications after its colour does (one-hot scores: the 4th), with smoothing=0 at once. */
+TEST_F (Objects, TrackedByDlatrackAndSmoothed)
+{
+  for (const char *smoothing : {"0", "0.8"}) {
+    SCOPED_TRACE (std::string ("smoothing=") + smoothing);
+    Pipeline p ("appsrc name=src format=time caps=" + kCaps + " ! dlatrack min-hits=1" +
+                " ! dlainfer name=infer inference-region=roi-list model=" + model ("colours") +
+                " labels=" + labels_of ("colours") + " max-in-flight=1 smoothing=" + smoothing +
+                " ! appsink name=sink sync=false");
+    ASSERT_TRUE (p.play ());
+    std::vector<GstBuffer *> in;
+    for (guint64 i = 0; i < 16; ++i)
+      in.push_back (frame_with ({{int (20 + 4 * i), 40, 48, 48, i < 5 ? 2 : 3}}, i)); /* red, then green */
+    for (GstBuffer *b : in)
+      ASSERT_TRUE (p.push (b));
+    int flipped = -1;
+    for (guint64 i = 0; i < 16; ++i) {
+      GstSample *sample = p.pull ();
+      ASSERT_NE (sample, nullptr) << "frame " << i;
+      GstVideoRegionOfInterestMeta *roi = gst_dla_buffer_get_object (gst_sample_get_buffer (sample), 0);
+      ASSERT_NE (roi, nullptr);
+      guint64 id = 0;
+      EXPECT_TRUE (gst_dla_object_get_tracking_id (roi, &id)) << "frame " << i;
+      EXPECT_EQ (id, 1u) << "frame " << i;
+      const ObjectResult r = read_param (roi);
+      EXPECT_TRUE (r.found && !r.carried) << "frame " << i;
+      if (i < 5) {
+        EXPECT_EQ (r.label, "red") << "frame " << i;
+      }
+      if (i >= 5 && flipped < 0 && r.label == "green")
+        flipped = int (i);
+      gst_sample_unref (sample);
+    }
+    if (std::string (smoothing) == "0") {
+      EXPECT_EQ (flipped, 5);
+    } else {
+      EXPECT_TRUE (flipped >= 6 && flipped <= 10) << "flipped at frame " << flipped;
+    }
+    p.stop ();
+  }
+}
+
 /* A tracked object unseen for 150 frames is forgotten: back, it is classified, not carried. */
 TEST_F (Objects, UnseenObjectsAreEvicted)
 {

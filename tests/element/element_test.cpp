@@ -599,6 +599,11 @@ TEST (ElementFailure, BadObjectSettingsAtStart)
                   "Property 'object-class' is \"car, ,bus\": it has an empty item");
   }
   {
+    const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin smoothing=1"));
+    EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+                  "Property 'smoothing' is 1: it takes 0 (off) up to below 1");
+  }
+  {
     const BusError e = run_until_error (pipeline_with ("model=/nonexistent.bin attribute-name=\"a b\""));
     EXPECT_ERROR (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
                   "Property 'attribute-name' is \"a b\": it names a GstStructure");

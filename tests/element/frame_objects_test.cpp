@@ -577,7 +577,7 @@ void expect_own_results (const std::vector<int> &order, const std::vector<bool> 
     flow.prepare (buf.b, 320, 240, params (batch, max_tasks, 10), fo);
     for (const PlannedTask &t : fo->plan.tasks) {
       const std::vector<uint8_t> out = task_output (*fo, t, v);
-      read_task_results (fo, t.first, t.count, v, out.data (), post, labels, int (t.wave % 2), &scores,
+      read_task_results (&flow, fo, t.first, t.count, v, out.data (), post, labels, int (t.wave % 2), &scores,
                          &results);
     }
     flow.classified (*fo);

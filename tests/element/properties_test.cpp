@@ -141,6 +141,7 @@ const PropCase kProps[] = {
     {"input-object-min-height", G_TYPE_UINT, "16", false, "0", "2147483647"},
     {"max-objects", G_TYPE_UINT, "0", false, "0", "1024"},
     {"attribute-name", G_TYPE_STRING, "<null>", false, nullptr, nullptr},
+    {"smoothing", G_TYPE_FLOAT, "0", false, "0", "1"},
 };
 
 std::string min_str (GParamSpec *p)
@@ -309,6 +310,8 @@ TEST (Properties, RangesRefused)
       {"max-objects", "1025", "0"},
       {"reclassify-interval", "2147483648", "0"},
       {"input-object-min-width", "2147483648", "16"},
+      {"smoothing", "-0.1", "0"},
+      {"smoothing", "1.5", "0"},
   };
   for (const auto &c : cases) {
     SCOPED_TRACE (std::string (c.name) + "=" + c.bad);
@@ -391,7 +394,8 @@ TEST (Properties, ObjectProperties)
   GError *err = nullptr;
   GstElement *e = gst_parse_launch (
       "dlainfer inference-region=roi-list object-class=car,truck reclassify-interval=10 "
-      "input-object-min-width=32 input-object-min-height=24 max-objects=16 attribute-name=vehicle-type",
+      "input-object-min-width=32 input-object-min-height=24 max-objects=16 attribute-name=vehicle-type "
+      "smoothing=0.75",
       &err);
   ASSERT_EQ (err, nullptr) << err->message;
   EXPECT_EQ (get_str (e, "inference-region"), "roi-list");
@@ -401,6 +405,7 @@ TEST (Properties, ObjectProperties)
   EXPECT_EQ (get_str (e, "input-object-min-height"), "24");
   EXPECT_EQ (get_str (e, "max-objects"), "16");
   EXPECT_EQ (get_str (e, "attribute-name"), "vehicle-type");
+  EXPECT_EQ (get_str (e, "smoothing"), "0.75");
   WarningLog log;
   ASSERT_TRUE (log.available ()) << "GST_DEBUG_FILE is not set by the test's environment";
   g_object_set (e, "object-class", "car,,truck", nullptr);
@@ -410,6 +415,9 @@ TEST (Properties, ObjectProperties)
   EXPECT_TRUE (log.contains ("Property 'attribute-name' is \"9lives\": it names a GstStructure"));
   g_object_set (e, "attribute-name", nullptr, nullptr);
   EXPECT_EQ (get_string (e, "attribute-name"), "<null>") << "unset: the element's name";
+  g_object_set (e, "smoothing", 1.0f, nullptr);
+  EXPECT_EQ (get_str (e, "smoothing"), "1") << "kept as set, refused at start";
+  EXPECT_TRUE (log.contains ("Property 'smoothing' is 1: it takes 0 (off) up to below 1"));
   gst_object_unref (e);
 }
 

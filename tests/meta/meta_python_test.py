@@ -205,6 +205,30 @@ def test_objects():
     check(not GstDlaInfer.dla_object_get_result(roi, "other")[0], "objects: another attribute name")
 
 
+def test_tracked_objects():
+    """A buffer's ROI metas reached by index, a tracking id (dlatrack's and gvatrack's object_id)
+    and the (smoothed) result on each, through the typelib."""
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import GstVideo
+    buf = Gst.Buffer.new()
+    GstVideo.buffer_add_video_region_of_interest_meta(buf, "face", 1, 2, 30, 40)
+    roi = GstVideo.buffer_add_video_region_of_interest_meta(buf, "face", 50, 60, 30, 40)
+    roi.add_param(Gst.Structure.new_from_string("object_id, id=(int)42"))
+    roi.add_param(Gst.Structure.new_from_string(
+        "expression, label=(string)happy, label_id=(int)3, confidence=(double)0.625, carried=(boolean)false, "
+        "age=(uint)0, backend=(string)swdla"))
+    first = GstDlaInfer.dla_buffer_get_object(buf, 0)
+    second = GstDlaInfer.dla_buffer_get_object(buf, 1)
+    check(first is not None and first.x == 1, "tracked: the first ROI meta by index")
+    check(second is not None and second.x == 50, "tracked: the second ROI meta by index")
+    check(GstDlaInfer.dla_buffer_get_object(buf, 2) is None, "tracked: None past the last")
+    check(tuple(GstDlaInfer.dla_object_get_tracking_id(first)) == (False, 0), "tracked: no id on the first")
+    got = tuple(GstDlaInfer.dla_object_get_tracking_id(second))
+    check(got == (True, 42), f"tracked: tracking id {got}")
+    got = tuple(GstDlaInfer.dla_object_get_result(second, "expression"))
+    check(got == (True, 3, "happy", 0.625, False, 0), f"tracked: result {got}")
+
+
 def run_example(env_changes, *args):
     env = dict(os.environ)
     for k, v in env_changes.items():
@@ -247,6 +271,7 @@ def test_messages():
 test_attach()
 test_tensors()
 test_objects()
+test_tracked_objects()
 test_messages()
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
