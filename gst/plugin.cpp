@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the plugin. It registers its element on any machine: a missing cuDLA library,
+/* gst-dlainfer: the plugin. It registers its elements on any machine: a missing cuDLA library,
  * DLA or CUDA device is reported when an element starts, never as a failed plugin load. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -7,13 +7,14 @@
 
 #include <gst/gst.h>
 
+#include "gst/gstdladetect.h"
 #include "gst/gstdlainfer.h"
 
 static gboolean plugin_init (GstPlugin *plugin)
 {
-  return GST_ELEMENT_REGISTER (dla_infer, plugin);
+  return GST_ELEMENT_REGISTER (dla_infer, plugin) && GST_ELEMENT_REGISTER (dla_detect, plugin);
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dlainfer,
-                   "Video classification on the NVIDIA DLA through cuDLA", plugin_init, VERSION, "LGPL",
-                   GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
+                   "Video classification and detection on the NVIDIA DLA through cuDLA", plugin_init, VERSION,
+                   "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
