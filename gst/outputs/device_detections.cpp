@@ -27,7 +27,7 @@ dla::AfterTask chain (dla::AfterTask first, dla::AfterTask then)
 
 }  // namespace
 
-bool DeviceDetections::start (dla::Engine &engine, const detect::Plan &plan, void *context,
+bool DeviceDetections::start (dla::Engine &engine, const detect::Plan &plan, void *context, bool host_copies,
                               std::string *error)
 {
   clear ();
@@ -50,7 +50,8 @@ bool DeviceDetections::start (dla::Engine &engine, const detect::Plan &plan, voi
     }
   }
   dla::AfterTask after;
-  after.skip_host_copy.assign (engine.outputs ().size (), true); /* the decoder reads them on the GPU */
+  /* The decoder reads the outputs on the GPU; the host reads them only to de-pad raw tensors there. */
+  after.skip_host_copy.assign (engine.outputs ().size (), !host_copies);
   after.what = "decoding the detections after the DLA task";
   after.fix = "a decode fails only through a bug or a broken CUDA context: report it";
   after.queue = [this] (int slot, const std::vector<const void *> &outputs, void *stream) {

@@ -23,8 +23,10 @@ class DeviceDetections {
   DeviceDetections &operator= (const DeviceDetections &) = delete;
 
   /* Workspaces and results for every slot of `engine`, and its AfterTask (`context`: the primary
-   * context, current). False with *error naming what failed: nothing installed. */
-  bool start (dla::Engine &engine, const detect::Plan &plan, void *context, std::string *error);
+   * context, current). `host_copies`: the engine's padded host copies are still read (raw tensors
+   * de-padded on the host). False with *error naming what failed: nothing installed. */
+  bool start (dla::Engine &engine, const detect::Plan &plan, void *context, bool host_copies,
+              std::string *error);
   void clear () noexcept;
 
   /* Streaming thread, before `slot`'s submit: where its input came from in the frame. */

@@ -26,9 +26,9 @@ class FrameDetection final : public FrameStage {
     output_.prepare (m.labels, plan.classes, g_quark_from_string (m.engine->backend ().c_str ()));
   }
   /* The decoder on the engine (context current). */
-  bool start (const Model &m, const detect::Plan &plan, void *context, std::string *error)
+  bool start (const Model &m, const detect::Plan &plan, void *context, bool host_copies, std::string *error)
   {
-    return decoder_.start (*m.engine, plan, context, error);
+    return decoder_.start (*m.engine, plan, context, host_copies, error);
   }
 
   void settings (const Settings &, const Model &, PendingFrame &f, FrameSettings *) const override
@@ -111,7 +111,8 @@ std::unique_ptr<FrameStage> make_frame_detection (GstDlaBaseInfer *self, const M
                                                   std::string *error)
 {
   auto stage = std::make_unique<FrameDetection> (m, plan, props);
-  if (!stage->start (m, plan, self->priv->cuda.primary (), error))
+  /* Raw tensors whose GPU de-pad did not start are de-padded from the engine's host copies. */
+  if (!stage->start (m, plan, self->priv->cuda.primary (), self->priv->tensors.reads_host_copies (), error))
     return nullptr;
   return stage;
 }

@@ -24,6 +24,9 @@ using Detect = SwdlaTest;
 constexpr int kFrameW = 1920, kFrameH = 1080;
 constexpr double kScale = 6.0, kPadY = 70.0;
 
+/* The fine output's INT8 scale (the element's output-scale; the coarse output is FP16). */
+const std::string kOutputScale = " output-scale=0.0625 ";
+
 /* Both levels' anchors, finest first; threshold 0.5. */
 const char *const kKeys =
     "dlainfer-decoder=yolo-anchors\n"
@@ -33,13 +36,13 @@ const char *const kKeys =
 /* The planted model in a folder of its own, beside a .modelinfo holding `keys`; removed with it. */
 class PlantedModel {
  public:
-  explicit PlantedModel (const std::string &keys)
+  explicit PlantedModel (const std::string &keys, const std::string &name = "detect-planted")
   {
     gchar *dir = g_dir_make_tmp ("dladetect-XXXXXX", nullptr);
     dir_ = dir;
     g_free (dir);
     path_ = dir_ + "/det.swdla";
-    EXPECT_EQ (symlink (model ("detect-planted").c_str (), path_.c_str ()), 0);
+    EXPECT_EQ (symlink (model (name).c_str (), path_.c_str ()), 0);
     const std::string text = "[modelinfo]\nversion=1.0\n" + keys;
     EXPECT_TRUE (g_file_set_contents ((dir_ + "/det.modelinfo").c_str (), text.c_str (), -1, nullptr));
   }
@@ -111,7 +114,7 @@ std::vector<Box> detect_one_frame (const std::string &properties)
   Pipeline p (
       "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=1920,height=1080,framerate=30/1 ! "
       "dladetect name=det resize-mode=letterbox labels=" +
-      labels_of ("detect-planted") + " " + properties + " ! appsink name=sink sync=false");
+      labels_of ("detect-planted") + kOutputScale + properties + " ! appsink name=sink sync=false");
   EXPECT_TRUE (p.play ());
   EXPECT_TRUE (p.push (rgba_frame (kFrameW, kFrameH, planted)));
   GstSample *s = p.pull ();
@@ -146,10 +149,14 @@ void expect_planted_boxes (const std::vector<Box> &found)
   EXPECT_TRUE (upper != lower) << "red at (3, 4): " << upper << ", at (3, 5): " << lower;
 }
 
+/* Outputs in chw16 FP16 and chw32 INT8, then both in dla_linear (row padding). */
 TEST_F (Detect, PlantedBoxesOnALetterboxedFrame)
 {
-  PlantedModel m (kKeys);
-  expect_planted_boxes (detect_one_frame ("model=" + m.path ()));
+  for (const char *name : {"detect-planted", "detect-planted-linear"}) {
+    SCOPED_TRACE (name);
+    PlantedModel m (kKeys, name);
+    expect_planted_boxes (detect_one_frame ("model=" + m.path ()));
+  }
 }
 
 /* tensor-meta's de-pad and the decode share the engine's AfterTask: the boxes do not change. */
@@ -196,11 +203,11 @@ TEST_F (Detect, ADetectorIsRefusedInDlainferNamingDladetect)
 TEST_F (Detect, ADecoderThatDoesNotFitIsRefusedNamingBoth)
 {
   PlantedModel m (std::string (kKeys) + "dlainfer-strides=16,64\n");
-  const BusError e = refusal ("dladetect name=det model=" + m.path ());
+  const BusError e = refusal ("dladetect name=det" + kOutputScale + "model=" + m.path ());
   ASSERT_TRUE (e.posted);
   EXPECT_NE (e.message.find ("yolo-anchors"), std::string::npos) << e.message;
   EXPECT_NE (e.message.find ("coarse"), std::string::npos) << e.message;
-  const BusError none = refusal ("dladetect name=det model=" + model ("detect-planted"));
+  const BusError none = refusal ("dladetect name=det" + kOutputScale + "model=" + model ("detect-planted"));
   ASSERT_TRUE (none.posted);
   EXPECT_NE (none.message.find ("No decoder"), std::string::npos) << none.message;
 }
@@ -212,9 +219,10 @@ TEST_F (Detect, TheCascadeClassifiesEveryDetection)
   PlantedModel m (kKeys);
   Pipeline p (
       "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=1920,height=1080,framerate=30/1 ! "
-      "dladetect name=det dla-core=0 max-in-flight=2 resize-mode=letterbox model=" +
-      m.path () + " ! dlainfer name=infer dla-core=1 inference-region=roi-list model=" +
-      model ("colours-batch4") + " labels=" + labels_of ("colours-batch4") +
+      "dladetect name=det dla-core=0 max-in-flight=2 resize-mode=letterbox" +
+      kOutputScale + "model=" + m.path () +
+      " ! dlainfer name=infer dla-core=1 inference-region=roi-list model=" + model ("colours-batch4") +
+      " labels=" + labels_of ("colours-batch4") +
       " input-object-min-width=1 input-object-min-height=1 ! appsink name=sink sync=false");
   ASSERT_TRUE (p.play ());
   const int frames = 8;
