@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dladetect on a CUDA GPU with the software DLA. The planted model (tests/swdla/models.spec,
- * detect-planted) turns painted squares of a letterboxed 1920x1080 frame into head logits at chosen
+ * graph-detect-planted) turns painted squares of a letterboxed 1920x1080 frame into head logits at chosen
  * cells, levels and classes; the boxes expected are worked out here from YOLO's published box
  * formula and the letterbox (not from the decoder's code): the cell's centre, the anchor's size,
  * mapped back by the letterbox's scale and offset. Also: the same boxes with the raw tensors on (the
@@ -36,7 +36,7 @@ const char *const kKeys =
 /* The planted model in a folder of its own, beside a .modelinfo holding `keys`; removed with it. */
 class PlantedModel {
  public:
-  explicit PlantedModel (const std::string &keys, const std::string &name = "detect-planted")
+  explicit PlantedModel (const std::string &keys, const std::string &name = "graph-detect-planted")
   {
     gchar *dir = g_dir_make_tmp ("dladetect-XXXXXX", nullptr);
     dir_ = dir;
@@ -114,7 +114,7 @@ std::vector<Box> detect_one_frame (const std::string &properties)
   Pipeline p (
       "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=1920,height=1080,framerate=30/1 ! "
       "dladetect name=det resize-mode=letterbox labels=" +
-      labels_of ("detect-planted") + kOutputScale + properties + " ! appsink name=sink sync=false");
+      labels_of ("graph-detect-planted") + kOutputScale + properties + " ! appsink name=sink sync=false");
   EXPECT_TRUE (p.play ());
   EXPECT_TRUE (p.push (rgba_frame (kFrameW, kFrameH, planted)));
   GstSample *s = p.pull ();
@@ -152,7 +152,7 @@ void expect_planted_boxes (const std::vector<Box> &found)
 /* Outputs in chw16 FP16 and chw32 INT8, then both in dla_linear (row padding). */
 TEST_F (Detect, PlantedBoxesOnALetterboxedFrame)
 {
-  for (const char *name : {"detect-planted", "detect-planted-linear"}) {
+  for (const char *name : {"graph-detect-planted", "graph-detect-planted-linear"}) {
     SCOPED_TRACE (name);
     PlantedModel m (kKeys, name);
     expect_planted_boxes (detect_one_frame ("model=" + m.path ()));
@@ -207,7 +207,8 @@ TEST_F (Detect, ADecoderThatDoesNotFitIsRefusedNamingBoth)
   ASSERT_TRUE (e.posted);
   EXPECT_NE (e.message.find ("yolo-anchors"), std::string::npos) << e.message;
   EXPECT_NE (e.message.find ("coarse"), std::string::npos) << e.message;
-  const BusError none = refusal ("dladetect name=det" + kOutputScale + "model=" + model ("detect-planted"));
+  const BusError none =
+      refusal ("dladetect name=det" + kOutputScale + "model=" + model ("graph-detect-planted"));
   ASSERT_TRUE (none.posted);
   EXPECT_NE (none.message.find ("No decoder"), std::string::npos) << none.message;
 }
