@@ -562,6 +562,12 @@ void Engine::set_after_task (AfterTask after)
   after_ = std::move (after);
 }
 
+AfterTask Engine::after_task () const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return after_;
+}
+
 Status Engine::read_input (int slot, int index, void *host, size_t bytes)
 {
   void *src = input_ptr (slot, index);

@@ -121,6 +121,8 @@ class Engine {
   /* Work added to every task from now on (raw output tensors, task_slot.h): set before the first
    * acquire, or with no task in flight, by the thread that submits; an empty one removes it. */
   void set_after_task (AfterTask after);
+  /* The work installed last (empty when none): a second user chains it. */
+  AfterTask after_task () const;
 
   /* CUDA-side pointer of a slot's input tensor; nullptr for a bad slot or index. The DLA-side
    * pointer never leaves the engine. */

@@ -109,14 +109,28 @@ dla::Status FrameInput::write (GstElement *element, CudaContext &cuda, GstBuffer
                                const tensor::View &input, preprocess::Params pre, MappedFrame *frame,
                                void **ready)
 {
-  const GstVideoInfo *info = &info_;
-  pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)};
-  pre.par_n = GST_VIDEO_INFO_PAR_N (info);
-  pre.par_d = GST_VIDEO_INFO_PAR_D (info);
   const dla::Status st = map (element, cuda, buf, task.slot (), frame);
   if (!st.ok ())
     return st;
-  return launch (task, input, pre, ready);
+  return launch (task, input, whole_frame (pre), ready);
+}
+
+preprocess::Params FrameInput::whole_frame (preprocess::Params pre) const
+{
+  pre.crop = {0, 0, GST_VIDEO_INFO_WIDTH (&info_), GST_VIDEO_INFO_HEIGHT (&info_)};
+  pre.par_n = GST_VIDEO_INFO_PAR_N (&info_);
+  pre.par_d = GST_VIDEO_INFO_PAR_D (&info_);
+  return pre;
+}
+
+dla::Status FrameInput::geometry (const tensor::View &input, preprocess::Params pre, geometry::Axis *x,
+                                  geometry::Axis *y) const
+{
+  pre = whole_frame (pre);
+  std::string why;
+  if (preprocess::frame_geometry (source_, input, pre, pre.crop, x, y, &why) == preprocess::Status::kOk)
+    return dla::Status::Ok ();
+  return dla::Status::Error (dla::Code::kRuntime, "the frame's geometry for the detections: " + why);
 }
 
 dla::Status FrameInput::map (GstElement *element, CudaContext &cuda, GstBuffer *buf, int slot,

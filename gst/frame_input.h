@@ -59,6 +59,11 @@ class FrameInput {
   dla::Status write (GstElement *element, CudaContext &cuda, GstBuffer *buf, const dla::Task &task,
                      const tensor::View &input, preprocess::Params pre, MappedFrame *frame, void **ready);
 
+  /* Where write () samples the frame from, per axis (preprocess::frame_geometry of the whole frame):
+   * what maps a detection back to frame pixels. */
+  dla::Status geometry (const tensor::View &input, preprocess::Params pre, geometry::Axis *x,
+                        geometry::Axis *y) const;
+
   /* roi-list: one launch writes the `n` objects' crops of `buf`, each into batch item
    * `batch_index` of the tensor at its dst_ptr (the inputs of `tasks`, acquired); the entries go
    * through the first task's slot (pinned host, then its device array, on our stream), whose
@@ -85,6 +90,9 @@ class FrameInput {
   dla::Status start_launch (const preprocess::KernelLaunch &k, const dla::Task &task, void **ready);
   dla::Status launch (const dla::Task &task, const tensor::View &input, const preprocess::Params &pre,
                       void **ready);
+
+  /* The whole frame as write () reads it: crop and pixel aspect from the caps. */
+  preprocess::Params whole_frame (preprocess::Params pre) const;
 
   GstVideoInfo info_{};
   preprocess::SourceView source_{}; /* the caps' part; planes per frame */

@@ -69,8 +69,9 @@ gboolean answer_latency (GstDlaBaseInfer *self, GstQuery *query)
   return TRUE;
 }
 
-/* After a model opened: what the frames need, and what the element shows of it. */
-void publish_model (GstDlaBaseInfer *self, const dlainfer::Settings &s)
+/* After a model opened: what the frames need, and what the element shows of it. False when the
+ * class made no stage (it posted why). */
+bool publish_model (GstDlaBaseInfer *self, const dlainfer::Settings &s)
 {
   GstDlaBaseInferPrivate *priv = self->priv;
   const dlainfer::Model &m = *priv->model;
@@ -81,6 +82,8 @@ void publish_model (GstDlaBaseInfer *self, const dlainfer::Settings &s)
     GST_WARNING_OBJECT (self, "%s: the host de-pads the raw tensors instead", why.c_str ());
   priv->cuda.reset_log ();
   priv->stage = GST_DLA_BASE_INFER_GET_CLASS (self)->make_stage (self, s, m);
+  if (!priv->stage)
+    return false;
   priv->stats.reset ();
   std::vector<int> cores;
   for (int i = 0; i < m.engine->cores (); ++i)
@@ -102,6 +105,7 @@ void publish_model (GstDlaBaseInfer *self, const dlainfer::Settings &s)
                    m.labels.empty () ? " (no labels: class_<index>)" : "");
   /* All of it runs on the DLA: a loadable has no GPU fallback layers. */
   GST_INFO_OBJECT (self, "model details: %s", m.engine->describe ().c_str ());
+  return true;
 }
 
 }  // namespace
@@ -297,7 +301,8 @@ static gboolean gst_dla_base_infer_open_model (GstDlaBaseInfer *self,
 
   auto model = std::make_unique<dlainfer::Model> ();
   dlainfer::Refusal why;
-  if (!dlainfer::open_model (GST_ELEMENT (self), s, priv->cuda, model.get (), &why)) {
+  if (!dlainfer::open_model (GST_ELEMENT (self), s, priv->cuda,
+                             GST_DLA_BASE_INFER_GET_CLASS (self)->model_kind, model.get (), &why)) {
     post_status (self, why.status, why.debug);
     return FALSE;
   }
@@ -322,7 +327,10 @@ static gboolean gst_dla_base_infer_open_model (GstDlaBaseInfer *self,
     close_model (self);
     return FALSE;
   }
-  publish_model (self, s);
+  if (!publish_model (self, s)) {
+    close_model (self);
+    return FALSE;
+  }
   priv->stats_notified_us = g_get_monotonic_time ();
   gst_dla_base_infer_notify (self, GST_DLA_BASE_INFER_NOTIFY_MODEL_INFO);
   return TRUE;

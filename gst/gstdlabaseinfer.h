@@ -17,6 +17,7 @@ class FrameStage;
 struct Model;
 struct Property;
 struct Settings;
+enum class ModelKind : int;
 }  // namespace dlainfer
 
 G_BEGIN_DECLS
@@ -53,6 +54,8 @@ struct _GstDlaBaseInferClass {
   /* This class's own properties, installed by gst_dla_base_infer_class_install_properties (); the
    * base's set_property and get_property serve every class through them. */
   const std::vector<dlainfer::Property> *properties;
+  /* What the class's models are (open_model.h); zero, the default: classifiers. */
+  dlainfer::ModelKind model_kind;
 };
 
 /* Installs `table` as `klass`'s own properties (ids: index + 1), from its class_init. A property

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/open_model.h"
 
+#include <algorithm>
+
 #include "dla/primary_context.h"
 #include "gst/engine_config.h"
 #include "gst/model_description.h"
 #include "gst/modelinfo/modelinfo.h"
+#include "host/detect/config.h"
 #include "host/labels.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
@@ -125,9 +128,32 @@ bool check_context (GstElement *element, const Settings &s, const CudaContext &c
                  "cuda-device-id");
 }
 
-bool plan_model (const Settings &s, Model *m, Refusal *why)
+/* A classifier in the detector's element, or a detector (its .modelinfo names a decoder) in the
+ * classifier's: refused naming the element that runs it. */
+bool check_kind (const Settings &s, ModelKind kind, const Model &m, Refusal *why)
+{
+  const bool detector = s.modelinfo && detect::names_a_detector (decoder_keys (*s.modelinfo));
+  const std::vector<dla::TensorInfo> &out = m.engine->outputs ();
+  const bool vectors = std::all_of (out.begin (), out.end (),
+                                    [] (const dla::TensorInfo &t) { return t.view.h == 1 && t.view.w == 1; });
+  if (kind == ModelKind::kClassifier && detector)
+    return refuse (why, dla::Code::kModel,
+                   "'" + s.model + "' is a detector (its .modelinfo '" + s.modelinfo->path +
+                       "' names a decoder): run it in dladetect; dlainfer classifies",
+                   "check_kind: detector in a classifier's element");
+  if (kind == ModelKind::kDetector && vectors && !detector)
+    return refuse (why, dla::Code::kModel,
+                   "'" + s.model +
+                       "' is a classifier (every output is a vector of class scores, C x 1 x 1, "
+                       "and no .modelinfo names a decoder): run it in dlainfer; dladetect runs detectors",
+                   "check_kind: classifier in a detector's element");
+  return true;
+}
+
+bool plan_model (const Settings &s, ModelKind kind, Model *m, Refusal *why)
 {
   classifier::Requirements req;
+  req.detector = kind == ModelKind::kDetector;
   req.labels = m->labels.size ();
   req.labels_path = s.labels;
   req.input_scale = s.input_scale;
@@ -157,14 +183,9 @@ bool plan_model (const Settings &s, Model *m, Refusal *why)
   return false;
 }
 
-}  // namespace
-
-bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why)
+/* Which output a classifier's classes come from, and whether some may be padding. */
+void log_classes (GstElement *element, const Model &m)
 {
-  Model m;
-  if (!load_labels (s, &m, why) || !open_engine (element, s, cuda.primary (), &m, why) ||
-      !check_file (s, m, why) || !check_context (element, s, cuda, m, why) || !plan_model (s, &m, why))
-    return false;
   const dla::Engine &e = *m.engine;
   if (m.plan.classes == 0)
     GST_INFO_OBJECT (element, "output '%s' is no class vector: the element attaches the tensors only",
@@ -177,6 +198,20 @@ bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda
                         "the model's output reports %d classes, a whole number of %s vectors: some may be "
                         "padding lanes that read as class_N; give a labels file with the real class count",
                         m.plan.classes, tensor::layout_name (e.outputs ()[0].view.layout));
+}
+
+}  // namespace
+
+bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, ModelKind kind, Model *out,
+                 Refusal *why)
+{
+  Model m;
+  if (!load_labels (s, &m, why) || !open_engine (element, s, cuda.primary (), &m, why) ||
+      !check_file (s, m, why) || !check_context (element, s, cuda, m, why) || !check_kind (s, kind, m, why) ||
+      !plan_model (s, kind, &m, why))
+    return false;
+  if (kind == ModelKind::kClassifier)
+    log_classes (element, m);
   *out = std::move (m);
   return true;
 }

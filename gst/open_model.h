@@ -19,6 +19,10 @@
 
 namespace dlainfer {
 
+/* What an element class runs (GstDlaBaseInferClass::model_kind): a classifier, whose first output
+ * is a class vector (host/classifier.h), or a detector, whose outputs its stage's decoder checks. */
+enum class ModelKind : int { kClassifier, kDetector };
+
 /* Loaded models shared by model-instance-id, process-wide. */
 using SharedModels = dla::ModelRegistry<dla::LoadedModel>;
 
@@ -36,8 +40,10 @@ struct Refusal {
 };
 
 /* Opens `s.model` for the element whose context is `cuda` (it must be shared, on the device the
- * settings name). */
-bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, Model *out, Refusal *why);
+ * settings name), checked as a model of `kind`: the other kind's model is refused naming the
+ * element that runs it. */
+bool open_model (GstElement *element, const Settings &s, const CudaContext &cuda, ModelKind kind, Model *out,
+                 Refusal *why);
 
 /* What `element` brings to model-instance-id `s.model_instance_id`: its name and the model-defining
  * settings (model, dla-core, cuda-device-id, task-timeout), each marked set when the user set it. */

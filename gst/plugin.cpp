@@ -7,16 +7,18 @@
 
 #include <gst/gst.h>
 
+#include "gst/gstdladetect.h"
 #include "gst/gstdlainfer.h"
 #include "gst/gstdlatrack.h"
 
 static gboolean plugin_init (GstPlugin *plugin)
 {
   gboolean ok = GST_ELEMENT_REGISTER (dla_infer, plugin);
+  ok &= GST_ELEMENT_REGISTER (dla_detect, plugin);
   ok &= GST_ELEMENT_REGISTER (dla_track, plugin);
   return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dlainfer,
-                   "Video classification on the NVIDIA DLA through cuDLA", plugin_init, VERSION, "LGPL",
-                   GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
+                   "Video classification and detection on the NVIDIA DLA through cuDLA", plugin_init, VERSION,
+                   "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -20,6 +20,7 @@ void Stats::reset ()
   preprocess_ = dla_ = postprocess_ = total_ = Timing ();
   cores_ = {};
   objects_ = {};
+  detections_ = {};
 }
 
 void Stats::set_cores (const std::vector<int> &cores)
@@ -64,6 +65,14 @@ void Stats::object_launch ()
   ++objects_.launches;
 }
 
+void Stats::detected (const DetectionCounts &frame)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  detections_.detections += frame.detections;
+  detections_.candidates += frame.candidates;
+  detections_.dropped += frame.dropped;
+}
+
 void Stats::add_task (float preprocess_ms, float dla_ms, float postprocess_ms, float total_ms,
                       bool from_graph, int dla_core, float busy_ms)
 {
@@ -102,6 +111,7 @@ GstStructure *Stats::to_structure () const
   Timing t[4];
   std::array<Core, kCores> cores;
   ObjectCounts o;
+  DetectionCounts d;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     frames = frames_;
@@ -115,6 +125,7 @@ GstStructure *Stats::to_structure () const
     t[3] = total_;
     cores = cores_;
     o = objects_;
+    d = detections_;
   }
   GstStructure *s = gst_structure_new (
       "dlainfer-stats", "frames", G_TYPE_UINT64, guint64 (frames), "inferences", G_TYPE_UINT64,
@@ -147,6 +158,9 @@ GstStructure *Stats::to_structure () const
                      G_TYPE_UINT64, guint64 (o.filtered), "objects-too-small", G_TYPE_UINT64,
                      guint64 (o.too_small), "objects-over-maximum", G_TYPE_UINT64, guint64 (o.over_maximum),
                      "objects-launches", G_TYPE_UINT64, guint64 (o.launches), nullptr);
+  gst_structure_set (s, "detections", G_TYPE_UINT64, guint64 (d.detections), "detection-candidates",
+                     G_TYPE_UINT64, guint64 (d.candidates), "candidates-dropped", G_TYPE_UINT64,
+                     guint64 (d.dropped), nullptr);
   return s;
 }
 

@@ -23,6 +23,13 @@ struct ObjectCounts {
   uint64_t launches = 0; /* objects launches (one a wave); those not replayed missed the graph cache */
 };
 
+/* Detection: what the decoder found on the inferred frames (detect::Result). */
+struct DetectionCounts {
+  uint64_t detections = 0; /* reported */
+  uint64_t candidates = 0; /* above their class threshold */
+  uint64_t dropped = 0;    /* of those, over max-candidates: never suppressed or reported */
+};
+
 class Stats {
  public:
   void reset ();
@@ -43,13 +50,16 @@ class Stats {
   void object_frame (const ObjectCounts &counts);
   /* roi-list: one objects launch (a wave's); graph-launches counts those replayed from a graph. */
   void object_launch ();
+  /* Detection: one inferred frame's decode. */
+  void detected (const DetectionCounts &frame);
 
   /* "dlainfer-stats": frames, inferences, skipped, errors, graph-launches (guint64) and, for preprocess, dla,
    * postprocess and total, <stage>-mean-ms and <stage>-max-ms (gdouble; 0 before any); `cores`, an
    * array of "dla-core" structures (core: int, tasks: guint64, busy-ms: gdouble), one per core the
    * model runs on, in core order: this element's tasks there and the DLA time they took;
    * objects-seen, -classified, -carried, -degenerate, -filtered, -too-small, -over-maximum,
-   * -launches (guint64: roi-list's objects and launches; 0 in full-frame mode). */
+   * -launches (guint64: roi-list's objects and launches; 0 in full-frame mode); detections,
+   * detection-candidates, candidates-dropped (guint64: a detector's; 0 otherwise). */
   GstStructure *to_structure () const;
 
  private:
@@ -65,6 +75,7 @@ class Stats {
 
   mutable std::mutex mutex_;
   ObjectCounts objects_;
+  DetectionCounts detections_;
   uint64_t frames_ = 0, inferences_ = 0, skipped_ = 0, errors_ = 0, graph_launches_ = 0;
   Timing preprocess_, dla_, postprocess_, total_;
   struct Core {

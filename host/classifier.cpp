@@ -51,7 +51,8 @@ Status validate (const std::vector<TensorDesc> &inputs, const std::vector<Tensor
                                 std::to_string (ov.h) + "x" + std::to_string (ov.w) +
                                 " (C x H x W), not a vector of class scores (C x 1 x 1): set "
                                 "tensor-meta=true to run it and read its outputs as tensors, or end the "
-                                "network with global pooling or a fully connected layer. Raw descriptor: " +
+                                "network with global pooling or a fully connected layer (a detector runs "
+                                "in dladetect). Raw descriptor: " +
                                 o.raw);
     if (ov.n != shape.batch)
       return Status::Error (host::Code::kModel, "output '" + o.name + "' has batch " + std::to_string (ov.n) +
@@ -146,20 +147,21 @@ Status plan (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc
 {
   Plan p;
   *failed = Check::kShape;
-  Status st = validate (inputs, outputs, &p.shape, req.tensors);
+  Status st = validate (inputs, outputs, &p.shape, req.tensors || req.detector);
   if (st.ok ())
     st = check_pictures (p.shape, req.objects);
   if (!st.ok ())
     return st;
   const tensor::View &scores = outputs[0].view;
-  const bool vector = p.shape.classes[0] > 0;
+  const bool vector = p.shape.classes[0] > 0 && !req.detector;
   p.classes = vector ? int (resolve_class_count (scores, int64_t (req.labels))) : 0;
-  /* Output 0 is read as classes; with raw tensors on every output is read as values. */
+  /* Output 0 is read as classes; with raw tensors on (or a decoder) every output is read as values. */
   for (size_t i = 0; i < outputs.size (); ++i)
-    p.any_int8_output |= (i == 0 || req.tensors) && outputs[i].view.type == tensor::ElemType::kInt8;
-  p.classes_may_be_padding = req.labels == 0 && p.shape.classes_may_include_padding[0];
+    p.any_int8_output |=
+        (i == 0 || req.tensors || req.detector) && outputs[i].view.type == tensor::ElemType::kInt8;
+  p.classes_may_be_padding = vector && req.labels == 0 && p.shape.classes_may_include_padding[0];
   *failed = Check::kLabels;
-  if (!(st = check_labels (req, p.classes)).ok ())
+  if (!req.detector && !(st = check_labels (req, p.classes)).ok ())
     return st;
   p.input_view = p.shape.input_view;
   p.output_view = scores;

@@ -51,6 +51,7 @@ struct Requirements {
   float output_scale = 0.f; /* 0: not set */
   bool tensors = false;     /* tensor-meta: the outputs are attached raw, so any image model runs */
   bool objects = false;     /* inference-region=roi-list: a batch of N takes N objects per task */
+  bool detector = false;    /* a detector's: any outputs, each read by its decoder (labels are its) */
 };
 
 /* What the element runs once the checks pass. */
@@ -66,8 +67,9 @@ struct Plan {
 /* Which check refused a model (for the debug text of the element's error). */
 enum class Check { kShape, kLabels, kInputScale, kOutputScale };
 
-/* validate (), then what classification needs: batch 1 for full frames (any batch for objects), 3 channels, a
- * labels file with the class count (when given), the INT8 scales of INT8 tensors. */
+/* validate (), then what classification needs (a detector: the input's checks and the scales): batch 1 for
+ * full frames (any batch for objects), 3 channels, a labels file with the class count (when given), the INT8
+ * scales of INT8 tensors. */
 Status plan (const std::vector<TensorDesc> &inputs, const std::vector<TensorDesc> &outputs,
              const Requirements &req, Plan *out, Check *failed);
 

@@ -71,8 +71,22 @@ bool one_of (const std::string &v, std::initializer_list<const char *> names)
   return false;
 }
 
+/* The section's keys as written; placeholders left out (value () warns of those it reads). */
+void keep_keys (GKeyFile *kf, ModelInfo *mi)
+{
+  gchar **keys = g_key_file_get_keys (kf, kSection, nullptr, nullptr);
+  for (gchar **k = keys; k && *k; ++k) {
+    gchar *v = g_key_file_get_string (kf, kSection, *k, nullptr);
+    if (v && !g_str_has_prefix (v, "PLACEHOLDER"))
+      mi->keys[*k] = v;
+    g_free (v);
+  }
+  g_strfreev (keys);
+}
+
 bool parse_our_keys (GKeyFile *kf, ModelInfo *mi, std::string *error)
 {
+  keep_keys (kf, mi);
   mi->channel_order = value (kf, kSection, "dlainfer-channel-order", mi);
   if (!mi->channel_order.empty () && !one_of (mi->channel_order, {"rgb", "bgr"}))
     return fail (error, *mi, "has dlainfer-channel-order=" + mi->channel_order + ": write rgb or bgr");
@@ -222,6 +236,18 @@ bool load_modelinfo (const std::string &path, ModelInfo *out, std::string *error
   const bool ok = parse_modelinfo (std::string (text, len), path, out, error);
   g_free (text);
   return ok;
+}
+
+std::map<std::string, std::string> decoder_keys (const ModelInfo &mi)
+{
+  std::map<std::string, std::string> keys = mi.keys;
+  std::string ids;
+  for (const ModelInfoTensor &t : mi.tensors)
+    if (t.dir != "input" && !t.id.empty ())
+      ids += (ids.empty () ? "" : ",") + t.id;
+  if (!ids.empty ())
+    keys["tensor-ids"] = ids;
+  return keys;
 }
 
 }  // namespace dlainfer

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,8 @@ struct ModelInfo {
   std::vector<ModelInfoTensor> tensors;
   /* Our keys (docs/modelinfo.md); labels made absolute against the file's folder. */
   std::string channel_order, resize_mode, labels;
+  /* Every key of [modelinfo] as written: a detector's decoder reads its own (docs/detection.md 3). */
+  std::map<std::string, std::string> keys;
   /* What a user should hear of without failing: PLACEHOLDER values (ignored), a newer minor version. */
   std::vector<std::string> warnings;
 
@@ -51,6 +54,10 @@ bool load_modelinfo (const std::string &path, ModelInfo *out, std::string *error
  * class vector). */
 bool check_modelinfo (const ModelInfo &mi, const std::vector<host::TensorDesc> &inputs,
                       const std::vector<host::TensorDesc> &outputs, std::string *error);
+
+/* What a detection decoder reads of the file (host/detect/config.h): the [modelinfo] keys, and the
+ * output tensors' ids as "tensor-ids" (comma-separated). */
+std::map<std::string, std::string> decoder_keys (const ModelInfo &mi);
 
 /* The real channel count of an input: 3 where a padded layout's descriptor reports 16, 32 or 4. */
 int64_t image_channels (const tensor::View &v);

@@ -18,12 +18,27 @@ bool analytics_enabled ()
   return true;
 }
 
+namespace {
+
+GstAnalyticsRelationMeta *relation_meta (GstBuffer *buffer)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
+  return rmeta ? rmeta : gst_buffer_add_analytics_relation_meta (buffer);
+}
+
+}  // namespace
+
+bool add_analytics_detection (GstBuffer *buffer, GQuark type, int x, int y, int w, int h, float confidence)
+{
+  GstAnalyticsRelationMeta *rmeta = relation_meta (buffer);
+  GstAnalyticsODMtd mtd;
+  return rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, type, x, y, w, h, confidence, &mtd);
+}
+
 bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
                                    size_t n)
 {
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
-  if (!rmeta)
-    rmeta = gst_buffer_add_analytics_relation_meta (buffer);
+  GstAnalyticsRelationMeta *rmeta = relation_meta (buffer);
   if (!rmeta)
     return false;
   GstAnalyticsClsMtd mtd;
@@ -39,6 +54,11 @@ bool analytics_enabled ()
 }
 
 bool add_analytics_classification (GstBuffer *, const float *, const GQuark *, size_t)
+{
+  return false;
+}
+
+bool add_analytics_detection (GstBuffer *, GQuark, int, int, int, int, float)
 {
   return false;
 }

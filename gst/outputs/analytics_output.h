@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the results as a GstAnalyticsClsMtd in the buffer's GstAnalyticsRelationMeta
- * (GStreamer >= 1.24, HAVE_GST_ANALYTICS); nothing in builds without it. */
+/* gst-dlainfer: the results as a GstAnalyticsClsMtd (a detection: an ODMtd) in the buffer's
+ * GstAnalyticsRelationMeta (GStreamer >= 1.24, HAVE_GST_ANALYTICS); nothing in builds without it. */
 #pragma once
 
 #include <gst/gst.h>
@@ -17,5 +17,9 @@ bool analytics_enabled ();
  * non-const). False when the build has no GstAnalytics or the meta cannot be added. */
 bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
                                    size_t n);
+
+/* Adds one detection (its type's quark, box in frame pixels, confidence) as a GstAnalyticsODMtd.
+ * False as above. */
+bool add_analytics_detection (GstBuffer *buffer, GQuark type, int x, int y, int w, int h, float confidence);
 
 }  // namespace dlainfer

@@ -42,6 +42,8 @@ class TensorOutput {
   /* The class vector's scores of `slot`'s task as dense FLOAT32 (classes values), when the GPU
    * de-padded it (the engine made no padded host copy of it then); else nullptr. */
   const float *class_scores (int slot) const;
+  /* attach () reads the engine's padded host copies (tensor-meta on, the GPU de-pad not started). */
+  bool reads_host_copies () const { return attach_ && !device_.active (); }
   /* Tensors that needed a host copy: downstream held every pooled buffer (device_tensors.h). */
   guint64 tensor_copies () const { return device_.copies (); }
 

@@ -47,12 +47,7 @@ class FrameClassification final : public FrameStage {
                      const std::vector<dla::Task> &tasks, const preprocess::Params &pre,
                      void **ready) override
   {
-    GstDlaBaseInferPrivate *priv = self->priv;
-    /* Mapped for the kernel's launch only: the queued frame keeps the buffer (and its memory)
-     * alive until the task that read it has ended. */
-    MappedFrame frame;
-    return priv->input.write (GST_ELEMENT (self), priv->cuda, f.buffer, tasks[0],
-                              priv->model->plan.input_view, pre, &frame, ready);
+    return write_whole_frame (self, f, tasks[0], pre, ready);
   }
   const char *write_step () const override { return "writing the model input"; }
 
@@ -63,14 +58,10 @@ class FrameClassification final : public FrameStage {
     if (!f.inferred ())
       return;
     const dla::Task &task = f.tasks[0].task;
-    const dla::SlotTimings t = task.timings ();
     const auto post_start = Clock::now ();
     output_.classify (priv->model->plan.output_view, task.host_output (0),
-                      priv->tensors.class_scores (task.slot ()), f.post, t.dla_core);
-    const float post_ms = std::chrono::duration<float, std::milli> (Clock::now () - post_start).count ();
-    priv->stats.inferred (priv->input.preprocess_ms (task), t.dla_ms, post_ms, t.total_ms, f.graphed,
-                          t.dla_core, t.busy_ms);
-    priv->tensors.attach (GST_ELEMENT (self), f.buffer, *priv->model->engine, task.slot ());
+                      priv->tensors.class_scores (task.slot ()), f.post, task.dla_core ());
+    whole_frame_read (self, f, post_start);
   }
 
   void publish (GstDlaBaseInfer *self, PendingFrame &f) override

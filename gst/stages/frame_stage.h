@@ -9,6 +9,7 @@
  * submitting, waiting, giving back (frame_submit.cpp, push_loop.cpp). */
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -20,8 +21,13 @@
 #include "gst/objects/object_output.h"
 #include "kernels/preprocess.h"
 
+namespace detect {
+struct Plan;
+}
+
 namespace dlainfer {
 
+struct DetectSettings;
 struct Model;
 struct Settings;
 
@@ -61,6 +67,14 @@ class FrameStage {
   virtual void publish (GstDlaBaseInfer *self, PendingFrame &f) = 0;
 };
 
+/* For the whole-frame stages. write_whole_frame: the frame into `task`'s input (FrameStage::write).
+ * whole_frame_read: after the stage's own read of the frame's one task, begun at `post_start`: its
+ * timings in stats, its raw tensors on the buffer. */
+dla::Status write_whole_frame (GstDlaBaseInfer *self, PendingFrame &f, const dla::Task &task,
+                               const preprocess::Params &pre, void **ready);
+void whole_frame_read (GstDlaBaseInfer *self, PendingFrame &f,
+                       std::chrono::steady_clock::time_point post_start);
+
 /* inference-region=full-frame: one region, the whole frame; `interval` frames carry the last result.
  * Results named with `m`'s labels, produced by `element`. */
 std::unique_ptr<FrameStage> make_frame_classification (const Model &m, GQuark element);
@@ -68,5 +82,11 @@ std::unique_ptr<FrameStage> make_frame_classification (const Model &m, GQuark el
  * written under `names`. */
 std::unique_ptr<FrameStage> make_object_classification (const Model &m, GQuark element,
                                                         const objects::OutputNames &names);
+/* dladetect: the whole frame decoded into detections with `plan` (host/detect/plan.h) on the GPU
+ * after each task; `props` (the element's, under its object lock) give the per-frame settings.
+ * Null with *error when the decoder's memory cannot be had. */
+std::unique_ptr<FrameStage> make_frame_detection (GstDlaBaseInfer *self, const Model &m,
+                                                  const detect::Plan &plan, const DetectSettings *props,
+                                                  std::string *error);
 
 }  // namespace dlainfer

@@ -209,3 +209,26 @@ TEST (Classifier, LabelsNeedAClassVector)
 }
 
 }  // namespace
+
+/* A detector's requirements: the input's checks, any outputs (its decoder reads them), labels of
+ * any count, output-scale for an INT8 head. */
+TEST (Classifier, DetectorTakesGridOutputsAndItsOwnLabels)
+{
+  classifier::Requirements req;
+  req.detector = true;
+  req.labels = 80;
+  req.labels_path = "/x/coco.txt";
+  const host::TensorDesc head = desc ("head", Layout::kChw16, ElemType::kFp16, 1, 255, 20, 20);
+  const Planned p = plan (image (), head, req);
+  ASSERT_TRUE (p.st.ok ()) << p.st.message;
+  EXPECT_EQ (p.plan.classes, 0);
+  EXPECT_EQ (p.plan.input_view.c, 3);
+  const Planned vector = plan (image (), scores (1000), req);
+  ASSERT_TRUE (vector.st.ok ()) << vector.st.message;
+  EXPECT_EQ (vector.plan.classes, 0) << "a detector's outputs are never class vectors";
+  const Planned int8 = plan (image (), desc ("head", Layout::kChw32, ElemType::kInt8, 1, 255, 20, 20), req);
+  EXPECT_EQ (int8.failed, classifier::Check::kOutputScale) << int8.st.message;
+  const Planned classifier = plan (image (), head);
+  EXPECT_NE (classifier.st.message.find ("a detector runs in dladetect"), std::string::npos)
+      << classifier.st.message;
+}
