@@ -101,24 +101,31 @@ class Pipeline {
 /* An RGBA frame of w x h whose pixel (x, y) is fill(x, y) (0xRRGGBB). */
 GstBuffer *rgba_frame (int w, int h, const std::function<uint32_t (int, int)> &fill, GstClockTime pts = 0);
 
-/* swdla settings for the scope of a test (swdla reads them at each use). */
+/* swdla settings for the scope of a test (swdla reads them at each use); what the program's
+ * environment had (meson's, e.g. SWDLA_CHECK_LAYOUT) comes back after. */
 class SwdlaEnv {
  public:
   SwdlaEnv (std::initializer_list<std::pair<const char *, std::string>> vars)
   {
     for (const auto &v : vars) {
+      const char *before = g_getenv (v.first);
+      saved_.push_back ({v.first, before != nullptr, before ? before : ""});
       g_setenv (v.first, v.second.c_str (), TRUE);
-      names_.push_back (v.first);
     }
   }
   ~SwdlaEnv ()
   {
-    for (const char *n : names_)
-      g_unsetenv (n);
+    for (const Saved &s : saved_)
+      s.was_set ? (void)g_setenv (s.name, s.value.c_str (), TRUE) : g_unsetenv (s.name);
   }
 
  private:
-  std::vector<const char *> names_;
+  struct Saved {
+    const char *name;
+    bool was_set;
+    std::string value;
+  };
+  std::vector<Saved> saved_;
 };
 
 /* Frame i of w x h: colour i % 8 (kColours) all over, PTS i frames of 30 fps, offset i. */
