@@ -84,6 +84,11 @@ class Context:
             raise Refuse(*bad)
         if any(a.id is None for a in inputs):
             return Act(None, shape, rank)
+        for what in ('weights', 'bias'):
+            v = fields.get(what)
+            if v is not None and not np.isfinite(np.asarray(v, np.float64)).all():
+                raise Refuse(f'its {what} hold NaN or infinity (after folding, e.g. a negative variance in a '
+                             'BatchNormalization): the file is damaged or the export went wrong')
         if fields.get('weights') is not None and self.weight_type == 'fp16':
             big = max(np.abs(np.asarray(fields['weights'])).max(initial=0),
                       np.abs(np.asarray(fields.get('bias') if fields.get('bias') is not None else 0)).max())

@@ -3,6 +3,7 @@
 `convert` maps every node the outputs need (ops.py) and returns the file's bytes, or raises Refused
 with every node the DLA cannot run, each with the rules it breaks."""
 import os
+import pickle
 
 import numpy as np
 import onnx
@@ -54,6 +55,12 @@ def load(path):
     except onnx.checker.ValidationError as e:
         first = next((l for l in str(e).splitlines() if l.strip()), 'invalid')
         raise BadModel(f'{path} is not a valid ONNX model: {first}') from None
+    g = model.graph
+    names = [v.name for v in list(g.input) + list(g.output) + list(g.value_info) + list(g.initializer)]
+    names += [n for node in g.node for n in [node.name, node.op_type] + list(node.input) + list(node.output)]
+    damaged = next((n for n in names if not isinstance(n, str)), None)  # protobuf's bytes: not UTF-8
+    if damaged is not None:
+        raise BadModel(f'{path} is damaged: the name {damaged[:40]!r} is not UTF-8 text; export the model again')
     return model
 
 
@@ -62,6 +69,13 @@ def _dims(vi):
     if not t.HasField('shape'):
         return None
     return [(d.dim_value if d.HasField('dim_value') else None, d.dim_param) for d in t.shape.dim]
+
+
+def _type_name(elem_type):
+    try:
+        return onnx.TensorProto.DataType.Name(elem_type)
+    except ValueError:  # a number no ONNX version defines
+        return f'number {elem_type} (not an ONNX type)'
 
 
 AXES = {4: ('batch', 'channels', 'height', 'width'), 2: ('batch', 'channels')}
@@ -77,7 +91,7 @@ def _graph_inputs(model, consts):
         what = f'input {vi.name!r}'
         et = vi.type.tensor_type.elem_type
         if et not in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16):
-            bad.append((what, [f'element type {onnx.TensorProto.DataType.Name(et)}: the importer takes FLOAT or '
+            bad.append((what, [f'element type {_type_name(et)}: the importer takes FLOAT or '
                                'FLOAT16 inputs (the DLA input is FP16 or INT8 with a scale: --inputs)']))
             continue
         if dims is None or len(dims) not in AXES:
@@ -85,7 +99,8 @@ def _graph_inputs(model, consts):
                                '(or N x C) inputs']))
             continue
         dyn = [f'dimension {i} ({AXES[len(dims)][i]}) is dynamic ({p!r} in the file)' if p or v is None
-               else f'dimension {i} ({AXES[len(dims)][i]}) is 0' for i, (v, p) in enumerate(dims) if not v]
+               else f'dimension {i} ({AXES[len(dims)][i]}) is {v}' for i, (v, p) in enumerate(dims)
+               if v is None or v < 1]
         if dyn:
             bad.append((what, dyn + ['the DLA runs fixed shapes: export with fixed sizes (no dynamic_axes)']))
             continue
@@ -108,11 +123,32 @@ def _needed(model, outputs):
 
 
 def _ghost_shapes(model):
-    """ONNX shape inference's shapes, to keep checking nodes behind a refused one."""
+    """ONNX shape inference's shapes, to keep checking nodes behind a refused one. Best effort, and in
+    a child process: onnx's C++ inference divides by zero on some damaged attributes (a zero stride)
+    and would end the importer with SIGFPE instead of its list of refusals."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(r)
+        try:
+            data = pickle.dumps(_inferred_shapes(model))
+        except BaseException:
+            data = pickle.dumps({})
+        with os.fdopen(w, 'wb') as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, 'rb') as f:
+        data = f.read()
+    os.waitpid(pid, 0)
     try:
-        inferred = shape_inference.infer_shapes(model)
-    except Exception:  # best effort only
+        return pickle.loads(data)
+    except Exception:  # the child died: no shapes
         return {}
+
+
+def _inferred_shapes(model):
+    inferred = shape_inference.infer_shapes(model)
     shapes = {}
     for vi in list(inferred.graph.value_info) + list(inferred.graph.output):
         d = _dims(vi)
@@ -170,12 +206,25 @@ def _run_node(ctx, node):
     return True
 
 
+def _constants(model):
+    """The initializers as arrays; BadModel names one whose data does not fit its shape or type."""
+    consts = {}
+    for t in model.graph.initializer:
+        try:
+            consts[t.name] = numpy_helper.to_array(t)
+        except Exception as e:  # numpy's ValueError, onnx's TypeError for an unknown data type
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise BadModel(f'initializer {t.name!r} cannot be read ({why}): the file is damaged or was not '
+                           'written by an ONNX exporter; export the model again') from None
+    return consts
+
+
 def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
     """(file bytes, summary dict). in_formats / out_formats: {name: IoFormat}; out_formats, when given,
     names the outputs (graph outputs or any tensor: a cut), else the graph outputs in fp16:chw16."""
     in_formats, out_formats = dict(in_formats or {}), out_formats or {}
     opset = next((o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')), 1)
-    consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    consts = _constants(model)
     inputs, refused = _graph_inputs(model, consts)
     names = {n for node in model.graph.node for n in node.output if n} | {i[0] for i in inputs}
     unknown = [n for n in in_formats if n not in {i[0] for i in inputs}]
@@ -183,6 +232,10 @@ def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
         raise BadModel(f'--inputs names {unknown[0]!r}, not an input of the model (its inputs: ' +
                           ', '.join(i[0] for i in inputs) + ')')
     outputs = list(out_formats) or [o.name for o in model.graph.output]
+    twice = sorted({n for n in outputs if outputs.count(n) > 1})
+    if twice:
+        raise BadModel(f'output {twice[0]!r} is named twice in the graph\'s outputs (or --outputs): each output '
+                       'tensor once')
     missing = [n for n in outputs if n not in names]
     if missing:
         raise BadModel(f'--outputs names {missing[0]!r}, not a tensor of the model (its outputs: ' +
@@ -215,7 +268,7 @@ def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
         records.append(swdla_file.Tensor(name, fmt.layout, fmt.type, n, *shape, scale=fmt.scale))
         ctx.values[name] = Act(k, shape, rank)
 
-    ghosts = _ghost_shapes(model)
+    ghosts = None  # computed at the first refusal
     for index, node in enumerate(nodes):
         try:
             _run_node(ctx, node)
@@ -223,6 +276,7 @@ def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
             # Anything else a malformed node raises is listed with it too, not a traceback.
             rules = r.rules if isinstance(r, Refuse) else [f'cannot be read ({type(r).__name__}: {r})']
             refused.append((_node_label(node, index) + f' ({node.op_type})', rules))
+            ghosts = _ghost_shapes(model) if ghosts is None else ghosts
             for o in node.output:
                 if o:
                     ctx.values[o] = _ghost(ghosts.get(o))

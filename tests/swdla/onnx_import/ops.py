@@ -43,6 +43,8 @@ def same_pads(auto_pad, size, k, s, d):
 
 def window_pads(a, h, w, kh, kw, sy, sx, dy=1, dx=1):
     """(top, left, bottom, right) from pads / auto_pad."""
+    if min(sy, sx, dy, dx) < 1:
+        raise Refuse(f'strides {sy}x{sx}, dilations {dy}x{dx}: each must be at least 1')
     auto = _s(a.get('auto_pad', 'NOTSET'))
     if auto in ('SAME_UPPER', 'SAME_LOWER'):
         (t, b), (l, r) = same_pads(auto, h, kh, sy, dy), same_pads(auto, w, kw, sx, dx)
@@ -83,6 +85,8 @@ def conv(ctx, node):
     oh, ow = out_size(h, pads[0], pads[2], kh, sy, dy), out_size(wd, pads[1], pads[3], kw, sx, dx)
     if oh < 1 or ow < 1:
         raise Refuse(f'kernel {kh}x{kw} (dilation {dy}x{dx}) is larger than the padded input')
+    if b is not None and b.size != oc:
+        raise Refuse(f'bias of {b.size} values for {oc} output channels')
     params = dict(out_c=oc, kh=kh, kw=kw, sy=sy, sx=sx, pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2],
                   pad_right=pads[3], dil_y=dy, dil_x=dx, groups=g)
     ctx.values[node.output[0]] = ctx.add(
