@@ -66,9 +66,10 @@ def check_photo(folder, meta, photo):
         label = obj[1][0] if obj[1] else None
         allowed = [f['expression']] if f['stable'] else f['labels_near']
         stable += f['stable']
+        kind = 'stable' if f['stable'] else 'near ' + ','.join(allowed)
         line = (f'{name}: face {np.round(f["box_square"])} face-api {f["expression"]} '
                 f'{max(f["expressions"]):.3f}, cascade {label} {obj[2][0] if obj[2] else 0:.3f} '
-                f'(IoU {fa.iou(obj[0], f["box_square"]):.3f}, {"stable" if f["stable"] else "near " + ",".join(allowed)})')
+                f'(IoU {fa.iou(obj[0], f["box_square"]):.3f}, {kind})')
         print(' ', line)
         if label not in allowed:
             failures.append(line)
@@ -82,7 +83,10 @@ def main():
     meta = fa.load(folder)
     failures, stable = [], 0
     for photo in meta['photos']:
-        f, s = check_photo(folder, meta, photo)
+        try:
+            f, s = check_photo(folder, meta, photo)
+        except (RuntimeError, OSError, fa.subprocess.TimeoutExpired) as e:
+            f, s = [f'{photo["name"]}: {e}'], 0
         failures += f
         stable += s
     n = sum(len(p['faces']) for p in meta['photos'])

@@ -54,7 +54,10 @@ def main():
     meta = fa.load(folder)
     failures = []
     for photo in meta['photos']:
-        failures += check_photo(folder, meta, photo)
+        try:
+            failures += check_photo(folder, meta, photo)
+        except (RuntimeError, OSError, fa.subprocess.TimeoutExpired) as e:
+            failures.append(f'{photo["name"]}: {e}')
     n = sum(len(p['faces']) for p in meta['photos'])
     print(f'{len(meta["photos"])} photographs, {n} faces of face-api {meta["face_api"]}, {len(failures)} failures')
     return fa.report(failures)

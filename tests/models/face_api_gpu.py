@@ -57,10 +57,11 @@ def launch(elements, timeout=180):
 
 
 def detections(stdout):
-    """dladetect-result messages: [(score, [x, y, w, h])] in frame pixels."""
+    """dladetect-result messages: [(score, [x, y, w, h])] in frame pixels. The nested structures come
+    escaped: their backslashes are dropped."""
     return [(float(d[0]), [float(v) for v in d[1:]]) for d in re.findall(
         r'detection, label=\(string\)[^,]*, class-id=\(int\)\d+, confidence=\(float\)([\d.e+-]+), '
-        r'x=\(int\)(-?\d+), y=\(int\)(-?\d+), width=\(int\)(\d+), height=\(int\)(\d+)', stdout)]
+        r'x=\(int\)(-?\d+), y=\(int\)(-?\d+), width=\(int\)(\d+), height=\(int\)(\d+)', stdout.replace('\\', ''))]
 
 
 def objects(stdout):
