@@ -5,7 +5,7 @@ networks through dladetect and dlainfer and compare them with face-api (docs/rea
 
   face_api_gpu_data.py OUT [--cache DIR] [--skimage DIR]... [--fetch-skimage SCRIPT]
 
-OUT gets (about 17 MiB, 8 compressed; .ci/gpu-bundle.sh carries it as BUILD/tests/data/face-api):
+OUT gets (about 21 MiB, 16 compressed; .ci/gpu-bundle.sh carries it as BUILD/tests/data/face-api):
   tiny_face_detector.swdla, .modelinfo  the detector (fp16:chw16 I/O) and face-api's decode keys
   face_expression.swdla, .labels        the expression net, its 'expressions' (softmax) output only
   NAME-416.rgba     416x416 RGBA: the detector's input as face-api built it (padded bottom/right,
