@@ -34,6 +34,16 @@ strip_build() {
 }
 # The oracle's photographs travel in each build's test data: the GPU host cannot apt-get them.
 photos=${DLAINFER_PHOTOS:-/var/cache/gst-dlainfer/skimage}
+# The face-api suite's folder (tests/models/face_api_gpu_data.py: swdla models, frames, face-api's
+# results from Node), made once here from the face-api cache: the host has no Node, onnx or cache.
+# GPU_HOST_NO_SUITE="face-api" leaves it out (about 16 MiB compressed).
+face_api=""
+if [[ " ${GPU_HOST_NO_SUITE:-} " != *" face-api "* ]]; then
+  face_api=$(mktemp -d)/face-api
+  /usr/bin/python3 tests/models/face_api_gpu_data.py "$face_api" --skimage "$photos" || {
+    echo "gpu-bundle: tests/models/face_api_gpu_data.py failed (above); fetch face-api (bash tests/models/fetch-face-api.sh) \
+or leave the suite out with GPU_HOST_NO_SUITE=face-api" >&2; exit 1; }
+fi
 mounted=""
 for id in "${ids[@]}"; do
   # CI's second and third builds leave the GPU programs out (-Dgpu-suite=false): not for the host.
@@ -50,6 +60,8 @@ bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >
   else
     echo "gpu-bundle: no oracle photographs in $photos (bash .ci/install-deps.sh fetches them): preprocess-oracle-gpu will fail there" >&2
   fi
+  rm -rf "${DIR[$id]}/tests/data/face-api"
+  [ -z "$face_api" ] || { mkdir -p "${DIR[$id]}/tests/data" && cp -r "$face_api" "${DIR[$id]}/tests/data/face-api"; }
   case $id in
     122) bash "$MAKE_BUNDLE" build .gpu-bundle ;;
     *)
@@ -67,6 +79,8 @@ GStreamer 1.24.2 build (no .dlainfer-stamp), so build-1242 cannot have been buil
   esac
 done
 
+[ -z "$face_api" ] || rm -rf "$(dirname "$face_api")"
+
 # GPU_HOST_BENCH="name ..." (as for gpu-host-run.sh): only those benchmarks' programs travel.
 skip=()
 if [ -n "${GPU_HOST_BENCH:-}" ]; then
@@ -76,7 +90,8 @@ if [ -n "${GPU_HOST_BENCH:-}" ]; then
       || skip+=(--exclude="tests/bench-$name")
   done
 fi
-# GPU_HOST_NO_SUITE="orin-kit" (as for gpu-host-run.sh): the Orin kit's data stays here too.
+# GPU_HOST_NO_SUITE="orin-kit" (as for gpu-host-run.sh): the Orin kit's data stays here too (and
+# with "face-api", the face-api folder, above).
 [[ " ${GPU_HOST_NO_SUITE:-} " != *" orin-kit "* ]] || skip+=(--exclude='orin-kit')
 # What the GPU suites need (object files, CPU test programs, logs, and the ONNX twins' copy that only
 # the CPU test onnx-twins reads, left out: the orin kit's copy travels).

@@ -7,6 +7,8 @@
            reads them in flight, and every field is read back at the appsink through the typelib
            and through the example's own JSON formatting.
   tensors  GstDlaTensorMeta (raw outputs on GStreamer < 1.26): a tensor added and read back.
+  read-objects  pipelines/read-objects.py: a cascade's detections (box, label, confidence) and
+           each object's classifier result, read through the typelibs; its exit paths.
   objects  an object's result (roi-list) read from its ROI meta's parameter structure through
            dla_object_get_result, by attribute name and as the first dlainfer result.
   messages the example's messages for a missing dlainfer plugin (naming GST_PLUGIN_PATH) and a
@@ -229,6 +231,43 @@ def test_tracked_objects():
     check(got == (True, 3, "happy", 0.625, False, 0), f"tracked: result {got}")
 
 
+READ_OBJECTS = os.path.join(os.environ["DLAINFER_SOURCE_ROOT"], "pipelines", "read-objects.py")
+
+
+def test_read_objects():
+    """pipelines/read-objects.py: a cascade's objects as dladetect and dlainfer roi-list write them
+    (the detection parameter, then the classifier's), read back through the typelibs; the program
+    on a pipeline without objects (one line per frame) and on a bad one (exit 1)."""
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import GstVideo
+    spec = importlib.util.spec_from_file_location("read_objects", READ_OBJECTS)
+    reader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader)
+    buf = Gst.Buffer.new()
+    roi = GstVideo.buffer_add_video_region_of_interest_meta(buf, "face", 776, 445, 313, 256)
+    roi.add_param(Gst.Structure.new_from_string(
+        "detection, label=(string)face, label_id=(int)0, confidence=(double)0.81015, x_min=(double)0.4, "
+        "y_min=(double)0.23, x_max=(double)0.57, y_max=(double)0.37"))
+    roi.add_param(Gst.Structure.new_from_string(
+        "expressions, label=(string)happy, label_id=(int)1, confidence=(double)0.99123, carried=(boolean)false, "
+        "age=(uint)0, backend=(string)swdla"))
+    GstVideo.buffer_add_video_region_of_interest_meta(buf, "face", 10, 20, 30, 40)
+    got = reader.frame_objects(GLib, GstDlaInfer, buf)
+    want = [{"label": "face", "confidence": 0.8102, "box": [776, 445, 313, 256],
+             "result": {"label": "happy", "class_id": 1, "confidence": 0.9912}},
+            {"label": "face", "confidence": None, "box": [10, 20, 30, 40], "result": None}]
+    check(got == want, f"read-objects: the objects read back {got}")
+    r = subprocess.run([sys.executable, READ_OBJECTS, "videotestsrc num-buffers=3 ! fakesink"],
+                       capture_output=True, text=True, timeout=60)
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    check(r.returncode == 0 and [x["objects"] for x in lines] == [[], [], []],
+          f"read-objects: three frames without objects (rc {r.returncode}, {r.stdout!r} {r.stderr[-300:]!r})")
+    r = subprocess.run([sys.executable, READ_OBJECTS, "nosuchelement ! fakesink"], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 1 and "bad pipeline" in r.stderr, f"read-objects: a bad pipeline (rc {r.returncode}, "
+          f"{r.stderr.strip()!r})")
+
+
 def run_example(env_changes, *args):
     env = dict(os.environ)
     for k, v in env_changes.items():
@@ -272,6 +311,7 @@ test_attach()
 test_tensors()
 test_objects()
 test_tracked_objects()
+test_read_objects()
 test_messages()
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
