@@ -16,7 +16,9 @@ ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 LIMIT=$((64 * 1024 * 1024))
 cd "$SRC"
 # pipelines/ and their tests: x264enc (test clip), textoverlay (pango) and pngenc/multifilesink (demo).
-export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile"
+# The faces demo: openh264 (its decoder where NVDEC is not), analyticsoverlay (1.26's
+# objectdetectionoverlay).
+export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile openh264 analyticsoverlay"
 declare -A DIR=([122]=build [126]=build-126 [1242]=build-1242)
 declare -A BUNDLE=([122]=.gpu-bundle [126]=.gpu-bundle-126 [1242]=.gpu-bundle-1242)
 ids=()
@@ -34,6 +36,11 @@ strip_build() {
 }
 # The oracle's photographs travel in each build's test data: the GPU host cannot apt-get them.
 photos=${DLAINFER_PHOTOS:-/var/cache/gst-dlainfer/skimage}
+# The faces demo's networks, clip and face-api's answers for it (tools/models/face_api_prepare.py;
+# the GPU host has no Node, no onnx): prepared once here, a copy in each build as faces-demo/.
+faces=${DLAINFER_FACES_DIR:-/var/cache/gst-dlainfer/faces-demo}
+/usr/bin/python3 tools/models/face_api_prepare.py "$faces" ||
+  { echo "gpu-bundle: could not prepare the faces demo in $faces (the line above says why): the demo will fail on the GPU host" >&2; faces=""; }
 mounted=""
 for id in "${ids[@]}"; do
   # CI's second and third builds leave the GPU programs out (-Dgpu-suite=false): not for the host.
@@ -50,6 +57,8 @@ bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >
   else
     echo "gpu-bundle: no oracle photographs in $photos (bash .ci/install-deps.sh fetches them): preprocess-oracle-gpu will fail there" >&2
   fi
+  rm -rf "${DIR[$id]}/faces-demo"
+  [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
   case $id in
     122) bash "$MAKE_BUNDLE" build .gpu-bundle ;;
     *)
