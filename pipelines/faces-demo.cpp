@@ -141,7 +141,13 @@ GstPadProbeReturn on_draw (GstPad *pad, GstPadProbeInfo *info, gpointer data)
       if (!f.label.empty ())
         text += " " + f.label;
     }
-    faces::draw_text (&frame, f.x, f.y + f.h + 3, text, faces::Colour{16, 128, 128});
+    /* Under the box, else above it; inside the frame. */
+    const int width = GST_VIDEO_FRAME_WIDTH (&frame), height = GST_VIDEO_FRAME_HEIGHT (&frame);
+    int ty = f.y + f.h + 3;
+    if (ty + faces::text_height () > height)
+      ty = f.y - 3 - faces::text_height ();
+    const int tx = MAX (0, MIN (f.x, width - faces::text_width (text)));
+    faces::draw_text (&frame, tx, MAX (0, ty), text, faces::Colour{16, 128, 128});
   }
   gst_video_frame_unmap (&frame);
   return GST_PAD_PROBE_OK;

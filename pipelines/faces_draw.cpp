@@ -88,11 +88,21 @@ void draw_box (GstVideoFrame *f, int x, int y, int w, int h, int t, Colour c)
   fill (f, x + w, y, x + w + t, y + h, c);
 }
 
+int text_width (const std::string &text)
+{
+  return int (text.size ()) * (kGlyphW + 1) * kScale + 2 * kPad;
+}
+
+int text_height ()
+{
+  return kGlyphH * kScale + 2 * kPad;
+}
+
 int draw_text (GstVideoFrame *f, int x, int y, const std::string &text, Colour background)
 {
   const int advance = (kGlyphW + 1) * kScale;
-  const int strip_h = kGlyphH * kScale + 2 * kPad;
-  fill (f, x, y, x + int (text.size ()) * advance + 2 * kPad, y + strip_h, background);
+  const int strip_h = text_height ();
+  fill (f, x, y, x + text_width (text), y + strip_h, background);
   const Colour white{235, 128, 128};
   for (size_t i = 0; i < text.size (); ++i) {
     const guint8 *rows = glyph (text[i]);

@@ -24,4 +24,8 @@ void draw_box (GstVideoFrame *nv12, int x, int y, int w, int h, int thickness, C
  * characters the font lacks are drawn blank. Returns the strip's height. */
 int draw_text (GstVideoFrame *nv12, int x, int y, const std::string &text, Colour background);
 
+/* The width and height of the strip draw_text would draw for `text`. */
+int text_width (const std::string &text);
+int text_height ();
+
 }  // namespace faces
