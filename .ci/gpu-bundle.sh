@@ -30,17 +30,18 @@ for id in ${GPU_BUNDLE_BUILDS:-122 126 1242}; do
 done
 [ ${#ids[@]} -gt 0 ] || { echo "gpu-bundle: no build directory (build, build-126, build-1242) to pack; run .ci/run first" >&2; exit 1; }
 
+# The faces demo's networks, clip and face-api's answers for it (tools/models/face_api_prepare.py;
+# the GPU host has no Node, no onnx): prepared once here, a copy in each build as faces-demo/.
+faces=${DLAINFER_FACES_DIR:-/var/cache/gst-dlainfer/faces-demo}
+/usr/bin/python3 tools/models/face_api_prepare.py "$faces" ||
+  { echo "gpu-bundle: could not prepare the faces demo in $faces (the line above says why): the demo will fail on the GPU host" >&2; faces=""; }
+
 strip_build() {
   find "$1" -type f \( -perm -u+x -o -name '*.so*' \) -not -path '*/meson-private/*' -not -name '*.py' \
     -not -name '*.sh' -exec sh -c 'head -c4 "$1" | grep -q ELF && strip --strip-debug "$1"' _ {} \;
 }
 # The oracle's photographs travel in each build's test data: the GPU host cannot apt-get them.
 photos=${DLAINFER_PHOTOS:-/var/cache/gst-dlainfer/skimage}
-# The faces demo's networks, clip and face-api's answers for it (tools/models/face_api_prepare.py;
-# the GPU host has no Node, no onnx): prepared once here, a copy in each build as faces-demo/.
-faces=${DLAINFER_FACES_DIR:-/var/cache/gst-dlainfer/faces-demo}
-/usr/bin/python3 tools/models/face_api_prepare.py "$faces" ||
-  { echo "gpu-bundle: could not prepare the faces demo in $faces (the line above says why): the demo will fail on the GPU host" >&2; faces=""; }
 mounted=""
 for id in "${ids[@]}"; do
   # CI's second and third builds leave the GPU programs out (-Dgpu-suite=false): not for the host.
@@ -52,13 +53,13 @@ PY
     echo "gpu-bundle: ${DIR[$id]} was configured with -Dgpu-suite=false (a CI build, without the GPU suite): \
 bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
+  rm -rf "${DIR[$id]}/faces-demo"
+  [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
   if ls "$photos"/*.png >/dev/null 2>&1; then
     mkdir -p "${DIR[$id]}/tests/data/skimage" && cp "$photos"/*.png "${DIR[$id]}/tests/data/skimage/"
   else
     echo "gpu-bundle: no oracle photographs in $photos (bash .ci/install-deps.sh fetches them): preprocess-oracle-gpu will fail there" >&2
   fi
-  rm -rf "${DIR[$id]}/faces-demo"
-  [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
   case $id in
     122) bash "$MAKE_BUNDLE" build .gpu-bundle ;;
     *)
