@@ -20,15 +20,14 @@ mp4=${FACES_MP4:-$BUILD/faces-demo.mp4}
 results=$BUILD/faces-demo-results.txt
 rm -f "$png_dir"/frame-*.png
 echo "demo: faces in a clip of face-api's sample photographs, on swdla (software DLA on the GPU: not hardware results)"
-start=$(date +%s.%N)
+start=$(date +%s.%N) rc=0
+# (demo.sh runs with set -e: each failure is caught, so that the time is said whatever happens.)
 $run "$BUILD/pipelines/$program" --dir "$FACES_DIR" --png-dir "$png_dir" --png-every "${PNG_EVERY:-10}" \
-  --mp4 "$mp4" --results "$results"
-rc=$?
+  --mp4 "$mp4" --results "$results" || rc=$?
 end=$(date +%s.%N)
 if [ $rc -eq 0 ]; then
   # (The standard library only; without the GPU-host bundle's libraries, which are not Python's.)
-  env -u LD_LIBRARY_PATH ${PYTHON:-python3} pipelines/faces-check.py "$results" "$FACES_DIR/faces-clip.oracle.txt"
-  rc=$?
+  env -u LD_LIBRARY_PATH ${PYTHON:-python3} pipelines/faces-check.py "$results" "$FACES_DIR/faces-clip.oracle.txt" || rc=$?
 fi
 echo "demo: $(LC_ALL=C awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s, exit $rc"
 exit $rc
