@@ -16,7 +16,9 @@ ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 LIMIT=$((64 * 1024 * 1024))
 cd "$SRC"
 # pipelines/ and their tests: x264enc (test clip), textoverlay (pango) and pngenc/multifilesink (demo).
-export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile"
+# The faces demo: openh264 (its decoder where NVDEC is not), analyticsoverlay (1.26's
+# objectdetectionoverlay).
+export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile openh264 analyticsoverlay"
 declare -A DIR=([122]=build [126]=build-126 [1242]=build-1242)
 declare -A BUNDLE=([122]=.gpu-bundle [126]=.gpu-bundle-126 [1242]=.gpu-bundle-1242)
 ids=()
@@ -27,6 +29,12 @@ for id in ${GPU_BUNDLE_BUILDS:-122 126 1242}; do
   fi
 done
 [ ${#ids[@]} -gt 0 ] || { echo "gpu-bundle: no build directory (build, build-126, build-1242) to pack; run .ci/run first" >&2; exit 1; }
+
+# The faces demo's networks, clip and face-api's answers for it (tools/models/face_api_prepare.py;
+# the GPU host has no Node, no onnx): prepared once here, a copy in each build as faces-demo/.
+faces=${DLAINFER_FACES_DIR:-/var/cache/gst-dlainfer/faces-demo}
+/usr/bin/python3 tools/models/face_api_prepare.py "$faces" ||
+  { echo "gpu-bundle: could not prepare the faces demo in $faces (the line above says why): the demo will fail on the GPU host" >&2; faces=""; }
 
 strip_build() {
   find "$1" -type f \( -perm -u+x -o -name '*.so*' \) -not -path '*/meson-private/*' -not -name '*.py' \
@@ -55,6 +63,8 @@ PY
     echo "gpu-bundle: ${DIR[$id]} was configured with -Dgpu-suite=false (a CI build, without the GPU suite): \
 bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
+  rm -rf "${DIR[$id]}/faces-demo"
+  [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
   if ls "$photos"/*.png >/dev/null 2>&1; then
     mkdir -p "${DIR[$id]}/tests/data/skimage" && cp "$photos"/*.png "${DIR[$id]}/tests/data/skimage/"
   else

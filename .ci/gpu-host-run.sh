@@ -15,6 +15,7 @@
 #   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out).
 #   GPU_HOST_SUITE=0 skips the gpu suite and GPU_HOST_SANITIZER=0 compute-sanitizer (a call for
 #   benchmarks only: suite and benchmarks together exceed the 600 s a call may run).
+#   GPU_HOST_DEMO=0 skips the README's demo (the faces clip, per build: checked, timed, frames kept).
 #   GPU_HOST_TIMEOUT_MULTIPLIER=0.5 halves every test's timeout (a hang costs less device time). GPU_HOST_DIRECT=1 runs the tests directly from
 #   meson-info without trying `meson test` first.
 #
@@ -126,6 +127,24 @@ for id in $BUILDS; do
     done
   fi
 done
+# The README's demo, the faces clip (the prepared faces-demo/ gpu-bundle.sh put in each build), on
+# every build carried: exit 0 (every confirmed track's expression is face-api's majority), at least
+# 25 frames per second, done in under a minute. Its PNG frames and MP4 come back in OUT.
+if [ "${GPU_HOST_DEMO:-1}" = 1 ]; then
+  for id in $BUILDS; do
+    [ -n "${DIR[$id]:-}" ] && [ -f "${BUNDLE[$id]}/env.sh" ] || continue
+    tag=${NAME[$id]} log="$OUT/demo-${NAME[$id]}.txt"
+    start=$(date +%s)
+    ( . "${BUNDLE[$id]}/env.sh"; DEMO_SKIP_SETUP=1 BUILD_DIR=${DIR[$id]} PNG_DIR="$OUT/demo-$tag-frames" \
+        FACES_MP4="$OUT/faces-demo-$tag.mp4" timeout 300 bash pipelines/demo.sh ) > "$log" 2>&1
+    rc=$? took=$(($(date +%s) - start))
+    fps=$(sed -n 's/^faces summary: .* frames, \([0-9.]*\) fps.*/\1/p' "$log")
+    echo "== ${LABEL[$id]} demo: rc=$rc, ${fps:-?} fps, $took s; $(grep -m1 '^summary: ' "$log")"
+    [ $rc = 0 ] || fail "${LABEL[$id]} demo: exit $rc (see $log)"
+    awk -v f="${fps:-0}" 'BEGIN { exit !(f >= 25) }' || fail "${LABEL[$id]} demo: ${fps:-no} fps, under 25 (see $log)"
+    [ $took -lt 60 ] || fail "${LABEL[$id]} demo: $took s, not under a minute (see $log)"
+  done
+fi
 # The Python example end to end with the bundled Python 3.11 and PyGObject, where .ci/python-bundle.sh's
 # archive was carried with the native build's.
 if [ -f .gpu-python.tar.gz ] && [[ " $BUILDS " == *" 122 "* ]]; then

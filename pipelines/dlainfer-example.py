@@ -9,10 +9,15 @@ the meta library's typelib (GstDlaInfer-1.0, from libgstdlainfer-1.0) and, where
 GStreamer has GstAnalytics (>= 1.24) with its typelib, through GstAnalytics too ("analytics").
 
     dlainfer-example.py --model M [--labels L] [--source DESC] [--frames N]
+                        [--roi-list [--smoothing S] [--reclassify-interval N]]
 
 One line per frame on stdout:
     {"frame":0,"pts":0,"element":"infer","backend":"dla","carried":false,"age":0,
      "results":[{"class_id":2,"label":"red","confidence":0.9981}]}
+With --roi-list (a detector and dlatrack in --source) each object's tracking id and result (the
+smoothed one with --smoothing) come first, in "objects":
+    {"frame":7,"pts":...,"objects":[{"id":3,"box":[120,40,96,96],"label":"happy",
+     "confidence":0.9412,"carried":true,"age":2}],"results":null}
 Ctrl-C sends end-of-stream: the pipeline drains and the program exits 0 (a second Ctrl-C stops at
 once). Errors go to stderr; exit 0 at end of stream, 1 on a pipeline error or a missing plugin or
 typelib (the message names GST_PLUGIN_PATH or GI_TYPELIB_PATH), 2 on bad usage.
@@ -101,9 +106,32 @@ def analytics_quark_string(q):
     return GLib.quark_to_string(q)
 
 
+def object_records(GstDlaInfer, buf):
+    """The buffer's objects (dlainfer inference-region=roi-list) as [{"id", "box", "label",
+    "confidence", "carried", "age"}]: "id" is the tracking id (dlatrack's; None while a track is
+    tentative), the result is the smoothed one when dlainfer's smoothing is on. None: no objects."""
+    out = []
+    i = 0
+    while True:
+        roi = GstDlaInfer.dla_buffer_get_object(buf, i)
+        if roi is None:
+            break
+        i += 1
+        has_id, track = GstDlaInfer.dla_object_get_tracking_id(roi)
+        rec = {"id": track if has_id else None, "box": [roi.x, roi.y, roi.w, roi.h]}
+        ok, class_id, label, confidence, carried, age = GstDlaInfer.dla_object_get_result(roi, None)
+        if ok:
+            rec.update(label=label, confidence=round(confidence, 4), carried=bool(carried), age=age)
+        out.append(rec)
+    return out or None
+
+
 def frame_record(GstDlaInfer, Gst, buf, frame, analytics=None):
     """One frame's record, as dlainfer-example (C++) prints it: the keys in the same order."""
     rec = {"frame": frame, "pts": buf.pts if buf.pts != Gst.CLOCK_TIME_NONE else None}
+    objects = object_records(GstDlaInfer, buf)
+    if objects is not None:
+        rec["objects"] = objects
     meta = GstDlaInfer.buffer_get_dla_classification_meta(buf)
     if meta is None:
         rec["results"] = None
@@ -134,6 +162,10 @@ def main(argv=None):
     ap.add_argument("-l", "--labels", help="labels file, one per line")
     ap.add_argument("-s", "--source", help="gst-launch fragment producing raw video")
     ap.add_argument("-n", "--frames", type=int, default=100, help="frames of the default source (100)")
+    ap.add_argument("--roi-list", action="store_true",
+                    help="classify the objects a detector (and tracker) in --source found, not the frame")
+    ap.add_argument("--smoothing", type=float, help="roi-list: dlainfer's smoothing of each track's scores")
+    ap.add_argument("--reclassify-interval", type=int, help="roi-list: frames a track carries its result")
     args = ap.parse_args(argv)  # bad usage: exit 2
 
     Gst, GLib, GstDlaInfer, analytics = load_gi()
@@ -166,6 +198,12 @@ def main(argv=None):
     infer.set_property("model", args.model)
     if args.labels:
         infer.set_property("labels", args.labels)
+    if args.roi_list:
+        infer.set_property("inference-region", "roi-list")
+    if args.smoothing is not None:
+        infer.set_property("smoothing", args.smoothing)
+    if args.reclassify_interval is not None:
+        infer.set_property("reclassify-interval", args.reclassify_interval)
     for e in (src, caps_filter, infer, sink):
         pipeline.add(e)
     if not (src.link(caps_filter) and caps_filter.link(infer) and infer.link(sink)):

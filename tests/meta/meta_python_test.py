@@ -229,6 +229,12 @@ def test_tracked_objects():
     check(got == (True, 42), f"tracked: tracking id {got}")
     got = tuple(GstDlaInfer.dla_object_get_result(second, "expression"))
     check(got == (True, 3, "happy", 0.625, False, 0), f"tracked: result {got}")
+    # The example prints both: no id and no result on the first, id and result on the second.
+    rec = json.loads(example.frame_json(GstDlaInfer, Gst, buf, 7))
+    want = [{"id": None, "box": [1, 2, 30, 40]},
+            {"id": 42, "box": [50, 60, 30, 40], "label": "happy", "confidence": 0.625, "carried": False, "age": 0}]
+    check(rec.get("objects") == want, f"tracked: the example's objects {rec.get('objects')}")
+    check(rec["results"] is None, "tracked: no frame classification on the buffer")
 
 
 READ_OBJECTS = os.path.join(os.environ["DLAINFER_SOURCE_ROOT"], "pipelines", "read-objects.py")

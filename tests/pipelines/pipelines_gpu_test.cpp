@@ -144,8 +144,9 @@ TEST (CudaProbe, NamesTheVariableThatHidesTheDevices)
   }
 }
 
-/* The README's demo (set-up skipped: the test build has everything): 8 colours, each recognised,
- * one line per frame, 8 PNG frames. */
+/* The colours demo (DEMO=colours; set-up skipped: the test build has everything): 8 colours, each
+ * recognised, one line per frame, 8 PNG frames. (The default, the faces demo, needs the prepared
+ * clip: .ci/gpu-host-run.sh runs it.) */
 TEST (Demo, ClassifiesEveryColourAndWritesPngs)
 {
   REQUIRE_SWDLA ();
@@ -153,6 +154,7 @@ TEST (Demo, ClassifiesEveryColourAndWritesPngs)
   ASSERT_NE (dir, nullptr);
   const Outcome r =
       run ({"bash", pipelines_dir () + "/demo.sh"}, {{"DEMO_SKIP_SETUP", "1"},
+                                                     {"DEMO", "colours"},
                                                      {"BUILD_DIR", dlainfer_test::build_path ("")},
                                                      {"PNG_DIR", dir},
                                                      {"FRAMES", "32"},

@@ -18,9 +18,28 @@ Outcome run_clean (const std::string &stubs, const std::vector<std::string> &arg
                    const std::vector<std::pair<std::string, std::string>> &env)
 {
   std::vector<std::string> full = {"env"};
-  for (const char *v :
-       {"GST_PLUGIN_PATH_1_0", "DLAINFER_CUDLA_LIBRARY", "BUNDLE_EXE_WRAPPER", "DRY_RUN", "MODEL", "LABELS",
-        "MEAN", "STD", "DLA_CORE", "TRTEXEC", "TRT_VERSION", "IN_FORMAT", "OUT_FORMAT", "CALIB", "INT8"}) {
+  for (const char *v : {"GST_PLUGIN_PATH_1_0",
+                        "DLAINFER_CUDLA_LIBRARY",
+                        "BUNDLE_EXE_WRAPPER",
+                        "DRY_RUN",
+                        "MODEL",
+                        "LABELS",
+                        "MEAN",
+                        "STD",
+                        "DLA_CORE",
+                        "TRTEXEC",
+                        "TRT_VERSION",
+                        "IN_FORMAT",
+                        "OUT_FORMAT",
+                        "CALIB",
+                        "INT8",
+                        "DEMO",
+                        "OBJECTS",
+                        "FACES_DIR",
+                        "FACES_MP4",
+                        "PNG_DIR",
+                        "PNG_EVERY",
+                        "DEMO_SKIP_SETUP"}) {
     full.push_back ("-u");
     full.push_back (v);
   }
@@ -417,6 +436,108 @@ TEST (DemoProbe, DeviceNodePassesToTheBuild)
     EXPECT_EQ (r.status, 1) << node << ": " << r.out;
     EXPECT_NE (r.out.find ("cuda-probe is missing: build first"), std::string::npos) << node << ": " << r.out;
   }
+}
+
+/* DEMO names one of the three demos; anything else is refused at once, before the probe. */
+TEST (DemoFaces, UnknownDemoIsRefusedInOneLine)
+{
+  TempDir tmp;
+  const Outcome r = demo_probe (tmp, {{"DEMO", "fireworks"}});
+  EXPECT_EQ (r.status, 2) << r.out;
+  ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
+  EXPECT_NE (r.out.find ("DEMO=fireworks is none of faces (the default), colours, objects"),
+             std::string::npos)
+      << r.out;
+}
+
+namespace {
+
+/* A machine that passes the GPU probe (a device node), a build with stand-ins for cuda-probe and
+ * the faces program (which records its arguments in tmp/args and writes `results` where --results
+ * says), and FACES_DIR tmp/faces. */
+Outcome faces_demo (const TempDir &tmp, const std::string &results,
+                    const std::vector<std::pair<std::string, std::string>> &more = {})
+{
+  make_dirs (tmp / "root/dev");
+  write_file (tmp / "root/dev/nvidia0", "");
+  make_dirs (tmp / "build/pipelines");
+  write_file (tmp / "build/pipelines/cuda-probe", "#!/bin/sh\nexit 0\n", true);
+  write_file (tmp / "results.fixture", results);
+  write_file (tmp / "build/pipelines/dlainfer-faces-demo",
+              "#!/bin/bash\nprintf '%s\\n' \"$@\" > '" + tmp / "args" +
+                  "'\n"
+                  "while [ $# -gt 0 ]; do [ \"$1\" = --results ] && cp '" +
+                  tmp / "results.fixture" +
+                  "' \"$2\"; shift; done\n"
+                  "echo 'faces summary: 3 of 3 frames, 99.0 fps'\n",
+              true);
+  std::vector<std::pair<std::string, std::string>> env = {{"DEMO_SKIP_SETUP", "1"},
+                                                          {"FACES_DIR", tmp / "faces"}};
+  env.insert (env.end (), more.begin (), more.end ());
+  return demo_probe (tmp, env);
+}
+
+void prepare_faces_dir (const TempDir &tmp)
+{
+  make_dirs (tmp / "faces");
+  write_file (tmp / "faces/faces.conf", "[clip]\nframes=3\n");
+  write_file (tmp / "faces/faces-clip.oracle.txt",
+              "frame 0 faces 1\nface 0 10 10 50 50 0.9 sad 0.99\nframe 1 faces 1\n"
+              "face 1 12 10 50 50 0.9 happy 0.97\nframe 2 faces 1\nface 2 14 10 50 50 0.9 happy 0.6\n");
+}
+
+const char *kTrackResults =
+    "obj 0 -1 300 300 50 50 - 0 0\nobj 1 4 13 10 50 50 happy 0.9 0\nobj 2 4 15 10 50 50 happy 0.9 1\n";
+
+}  // namespace
+
+/* The default demo with set-up skipped and no prepared clip: one line saying how to make it. */
+TEST (DemoFaces, WithoutPreparedClipSaysHowToMakeIt)
+{
+  TempDir tmp;
+  const Outcome r = faces_demo (tmp, kTrackResults);
+  EXPECT_EQ (r.status, 1) << r.out;
+  EXPECT_NE (r.out.find ("has no prepared clip"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find ("tools/models/face_api_prepare.py " + tmp / "faces"), std::string::npos) << r.out;
+  EXPECT_FALSE (g_file_test ((tmp / "args").c_str (), G_FILE_TEST_EXISTS)) << "the program ran";
+}
+
+/* The program gets the prepared folder, the PNG folder, the MP4 and a results file; its tracks are
+ * then checked against face-api's answer (faces-check.py, for real): agreement exits 0. */
+TEST (DemoFaces, RunsTheProgramThenChecksTracksAgainstFaceApi)
+{
+  TempDir tmp;
+  prepare_faces_dir (tmp);
+  const Outcome r =
+      faces_demo (tmp, kTrackResults, {{"PNG_DIR", tmp / "png"}, {"FACES_MP4", tmp / "out.mp4"}});
+  EXPECT_EQ (r.status, 0) << r.out;
+  EXPECT_NE (r.out.find ("track #4: frames 1-2 (2): happy, face-api happy (2 of 2 matched frames): ok"),
+             std::string::npos)
+      << r.out;
+  EXPECT_NE (r.out.find ("summary: 1 confirmed tracks, 1 with face-api's majority expression"),
+             std::string::npos)
+      << r.out;
+  EXPECT_NE (r.out.find ("demo: "), std::string::npos) << r.out;
+  std::string args;
+  gchar *text = nullptr;
+  if (g_file_get_contents ((tmp / "args").c_str (), &text, nullptr, nullptr))
+    args = text;
+  g_free (text);
+  for (const std::string &want : {"--dir\n" + tmp / "faces" + "\n", "--png-dir\n" + tmp / "png" + "\n",
+                                  "--mp4\n" + tmp / "out.mp4" + "\n", std::string ("--png-every\n10\n")})
+    EXPECT_NE (args.find (want), std::string::npos) << want << "\n" << args;
+}
+
+/* A track whose expression is not face-api's majority fails the demo. */
+TEST (DemoFaces, ATrackLabelledOtherwiseFailsTheDemo)
+{
+  TempDir tmp;
+  prepare_faces_dir (tmp);
+  const Outcome r = faces_demo (tmp, "obj 1 4 13 10 50 50 sad 0.9 0\nobj 2 4 15 10 50 50 sad 0.9 1\n");
+  EXPECT_EQ (r.status, 1) << r.out;
+  EXPECT_NE (r.out.find ("track #4: frames 1-2 (2): sad, face-api happy"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find ("MISMATCH"), std::string::npos) << r.out;
+  EXPECT_NE (r.out.find (", exit 1\n"), std::string::npos) << "the time and status are said: " << r.out;
 }
 
 namespace {
