@@ -215,8 +215,12 @@ Status map_descriptor (const cudlaModuleTensorDescriptor &d, Direction dir, Tens
     }
     std::vector<tensor::View> views{packed};
     /* Rows padded beyond TensorRT's packing (e.g. to 64 B): trust stride[1]/[2] when the size agrees. */
+    /* No real row is over 1 MiB (8192 pixels of 32 bytes, padded): a bigger stride[1] is not trusted,
+     * which keeps n x groups x plane stride (at most 2^12 x 2^13 x 2^33) within int64_t. */
+    constexpr int64_t kMaxRowStride = int64_t (1) << 20;
     const int64_t s1 = d.stride[1], s2 = d.stride[2];
-    if (s1 != 0 && s1 != packed.row_stride && s1 > packed.w * packed.pixel_stride () && s1 % 32 == 0) {
+    if (s1 != 0 && s1 != packed.row_stride && s1 > packed.w * packed.pixel_stride () && s1 % 32 == 0 &&
+        s1 <= kMaxRowStride) {
       tensor::View v = packed;
       v.row_stride = s1;
       v.plane_stride = s2 != 0 && s2 >= v.h * s1 ? s2 : v.h * s1;
