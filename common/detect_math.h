@@ -45,12 +45,23 @@ TENSOR_HD float sigmoid (float v)
   return 1.f / (1.f + exp_f (-v));
 }
 
+/* Where channel ch at (y, x) of output o is: tensor::View::offset with the channel split in 32 bits
+ * (a 64-bit division is a long subroutine on the GPU). */
+TENSOR_HD const uint8_t *channel_address (const Plan &p, const Frame &f, int o, int ch, int y, int x)
+{
+  const tensor::View &v = p.output[o];
+  const int32_t g = ch / v.lanes, in_group = ch - g * v.lanes;
+  const int64_t off = int64_t (f.batch) * v.batch_stride + int64_t (g) * v.plane_stride +
+                      int64_t (y) * v.row_stride + int64_t (x) * v.pixel_stride () +
+                      int64_t (in_group) * tensor::elem_size (v.type);
+  return static_cast<const uint8_t *> (f.outputs[o]) + off;
+}
+
 /* Channel ch at (y, x) of output o as float: FP16 widened, INT8 times its scale. */
 TENSOR_HD float value_at (const Plan &p, const Frame &f, int o, int ch, int y, int x)
 {
-  const tensor::View &v = p.output[o];
-  const uint8_t *b = static_cast<const uint8_t *> (f.outputs[o]) + v.offset (f.batch, ch, y, x);
-  if (v.type == tensor::ElemType::kInt8)
+  const uint8_t *b = channel_address (p, f, o, ch, y, x);
+  if (p.output[o].type == tensor::ElemType::kInt8)
     return float (int8_t (*b)) * p.output_scale[o];
 #if defined(__CUDA_ARCH__)
   return __half2float (__ushort_as_half (*reinterpret_cast<const unsigned short *> (b)));
@@ -65,15 +76,17 @@ TENSOR_HD float field_at (const Plan &p, const Frame &f, const Field &fd, int a,
   return value_at (p, f, fd.output, fd.channel0 + a * fd.anchor_stride + k, y, x);
 }
 
-/* The best class channel (the first of equal maxima), skipping the background. */
-TENSOR_HD int best_class (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float *best)
+/* The best class channel (the first of equal maxima), skipping the background, over any source of
+ * class values. */
+template <class Src>
+TENSOR_HD int best_class_in (const Plan &p, const Src &s, float *best)
 {
   int cls = -1;
   float m = 0.f;
   for (int c = 0; c < p.classes; ++c) {
     if (c == p.background)
       continue;
-    const float v = field_at (p, f, l.cls, a, c, y, x);
+    const float v = s.cls (c);
     if (cls < 0 || v > m) {
       m = v;
       cls = c;
@@ -83,23 +96,38 @@ TENSOR_HD int best_class (const Plan &p, const Frame &f, const Level &l, int a, 
   return cls;
 }
 
+/* One candidate's channels read from the outputs in their DLA layout. The math below reads a
+ * candidate through such a source: the GPU also gives it channels staged in shared memory (with the
+ * best class found by a warp), so both run the same arithmetic in the same order. */
+struct TensorSource {
+  const Plan &p;
+  const Frame &f;
+  const Level &l;
+  int a, y, x;
+  TENSOR_HD float obj () const { return field_at (p, f, l.obj, a, 0, y, x); }
+  TENSOR_HD float cls (int c) const { return field_at (p, f, l.cls, a, c, y, x); }
+  /* Box field k (DFL: bin k of the 4 * reg_max; anchor-free levels have a = 0). */
+  TENSOR_HD float box (int k) const { return field_at (p, f, l.box, a, k, y, x); }
+  TENSOR_HD int best_class (float *best) const { return best_class_in (p, *this, best); }
+};
+
 /* softmax (class channels)[cls] given their maximum m (max over all, background included). */
-TENSOR_HD float softmax_at (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float top,
-                            float m)
+template <class Src>
+TENSOR_HD float softmax_at (const Plan &p, const Src &s, float top, float m)
 {
   float sum = 0.f;
   for (int c = 0; c < p.classes; ++c)
-    sum += exp_f (field_at (p, f, l.cls, a, c, y, x) - m);
+    sum += exp_f (s.cls (c) - m);
   return exp_f (top - m) / sum;
 }
 
 /* The score and class of a candidate, or false when it is rejected. */
-TENSOR_HD bool score_of (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, float *score,
-                         int *cls)
+template <class Src>
+TENSOR_HD bool score_of (const Plan &p, const Src &s, float *score, int *cls)
 {
   float obj = 1.f, top = 0.f;
   if (p.scores == Scores::kObjSigmoid || p.scores == Scores::kObjSoftmax) {
-    const float lo = field_at (p, f, l.obj, a, 0, y, x);
+    const float lo = s.obj ();
     if (lo <= p.min_logit)
       return false;
     obj = sigmoid (lo);
@@ -109,7 +137,7 @@ TENSOR_HD bool score_of (const Plan &p, const Frame &f, const Level &l, int a, i
       return obj > p.threshold[0];
     }
   }
-  *cls = best_class (p, f, l, a, y, x, &top);
+  *cls = s.best_class (&top);
   switch (p.scores) {
     case Scores::kObjSigmoid:
     case Scores::kSigmoid:
@@ -118,17 +146,17 @@ TENSOR_HD bool score_of (const Plan &p, const Frame &f, const Level &l, int a, i
       *score = obj * sigmoid (top);
       break;
     case Scores::kObjSoftmax:
-      *score = obj * softmax_at (p, f, l, a, y, x, top, top);
+      *score = obj * softmax_at (p, s, top, top);
       break;
     case Scores::kSoftmax: {
       float m = top;
       if (p.background >= 0) {
-        const float bg = field_at (p, f, l.cls, a, p.background, y, x);
+        const float bg = s.cls (p.background);
         if (top - bg <= p.min_logit)
           return false;
         m = bg > top ? bg : top;
       }
-      *score = softmax_at (p, f, l, a, y, x, top, m);
+      *score = softmax_at (p, s, top, m);
       break;
     }
     case Scores::kProbability:
@@ -140,38 +168,46 @@ TENSOR_HD bool score_of (const Plan &p, const Frame &f, const Level &l, int a, i
   return *score > p.threshold[*cls];
 }
 
-/* DFL: the expectation of bin index under a softmax over reg_max bins of side s. */
-TENSOR_HD float dfl_side (const Plan &p, const Frame &f, const Level &l, int s, int y, int x)
+/* Box channels a candidate reads: 4 * reg_max DFL bins, else 4 values. */
+TENSOR_HD int box_fields (const Plan &p)
 {
-  float m = field_at (p, f, l.box, 0, s * p.reg_max, y, x);
+  return p.box == Box::kDfl ? 4 * p.reg_max : 4;
+}
+
+/* DFL: the expectation of bin index under a softmax over reg_max bins of side `side`. */
+template <class Src>
+TENSOR_HD float dfl_side (const Plan &p, const Src &s, int side)
+{
+  float m = s.box (side * p.reg_max);
   for (int b = 1; b < p.reg_max; ++b) {
-    const float v = field_at (p, f, l.box, 0, s * p.reg_max + b, y, x);
+    const float v = s.box (side * p.reg_max + b);
     m = v > m ? v : m;
   }
   float sum = 0.f, acc = 0.f;
   for (int b = 0; b < p.reg_max; ++b) {
-    const float e = exp_f (field_at (p, f, l.box, 0, s * p.reg_max + b, y, x) - m);
+    const float e = exp_f (s.box (side * p.reg_max + b) - m);
     sum += e;
     acc += e * float (b);
   }
   return acc / sum;
 }
 
-/* The box of an accepted candidate in tensor pixels. */
-TENSOR_HD void box_of (const Plan &p, const Frame &f, const Level &l, int a, int y, int x, Candidate *c)
+/* The box of an accepted candidate (anchor a at cell (y, x) of level l) in tensor pixels. */
+template <class Src>
+TENSOR_HD void box_of (const Plan &p, const Level &l, const Src &s, int a, int y, int x, Candidate *c)
 {
   float cx, cy, w, h;
   if (p.box == Box::kDfl) {
     const float ax = float (x) + l.offset, ay = float (y) + l.offset;
-    c->x0 = (ax - dfl_side (p, f, l, 0, y, x)) * l.stride_x;
-    c->y0 = (ay - dfl_side (p, f, l, 1, y, x)) * l.stride_y;
-    c->x1 = (ax + dfl_side (p, f, l, 2, y, x)) * l.stride_x;
-    c->y1 = (ay + dfl_side (p, f, l, 3, y, x)) * l.stride_y;
+    c->x0 = (ax - dfl_side (p, s, 0)) * l.stride_x;
+    c->y0 = (ay - dfl_side (p, s, 1)) * l.stride_y;
+    c->x1 = (ax + dfl_side (p, s, 2)) * l.stride_x;
+    c->y1 = (ay + dfl_side (p, s, 3)) * l.stride_y;
     return;
   }
   float t[4];
   for (int k = 0; k < 4; ++k)
-    t[k] = field_at (p, f, l.box, a, k, y, x);
+    t[k] = s.box (k);
   switch (p.box) {
     case Box::kYoloV2:
       cx = (float (x) + sigmoid (t[0])) * l.stride_x;
@@ -209,29 +245,42 @@ TENSOR_HD void box_of (const Plan &p, const Frame &f, const Level &l, int a, int
   c->y1 = cy + 0.5f * h;
 }
 
-/* The level of candidate i (levels are few: a scan). */
-TENSOR_HD int level_of (const Plan &p, int32_t i)
+/* Where candidate i (0 <= i < p.candidates) is: its level (levels are few: a scan), anchor, cell. */
+struct Where {
+  int level, a, y, x;
+};
+
+TENSOR_HD Where where_of (const Plan &p, int32_t i)
 {
-  int l = 0;
-  while (l + 1 < p.levels && i >= p.level[l + 1].first)
-    ++l;
-  return l;
+  Where w{0, 0, 0, 0};
+  while (w.level + 1 < p.levels && i >= p.level[w.level + 1].first)
+    ++w.level;
+  const Level &l = p.level[w.level];
+  int32_t r = i - l.first;
+  w.x = int (r % l.w);
+  r /= l.w;
+  w.y = int (r % l.h);
+  w.a = int (r / l.h);
+  return w;
+}
+
+/* Candidate i at `w`, its channels from `s`: true and *c filled when it passes its threshold. */
+template <class Src>
+TENSOR_HD bool decode_from (const Plan &p, const Src &s, int32_t i, const Where &w, Candidate *c)
+{
+  if (!score_of (p, s, &c->score, &c->cls))
+    return false;
+  box_of (p, p.level[w.level], s, w.a, w.y, w.x, c);
+  c->index = i;
+  return true;
 }
 
 /* Candidate i (0 <= i < p.candidates): true and *c filled when it passes its class threshold. */
 TENSOR_HD bool decode_candidate (const Plan &p, const Frame &f, int32_t i, Candidate *c)
 {
-  const Level &l = p.level[level_of (p, i)];
-  int32_t r = i - l.first;
-  const int x = int (r % l.w);
-  r /= l.w;
-  const int y = int (r % l.h);
-  const int a = int (r / l.h);
-  if (!score_of (p, f, l, a, y, x, &c->score, &c->cls))
-    return false;
-  box_of (p, f, l, a, y, x, c);
-  c->index = i;
-  return true;
+  const Where w = where_of (p, i);
+  const TensorSource s{p, f, p.level[w.level], w.a, w.y, w.x};
+  return decode_from (p, s, i, w, c);
 }
 
 /* Intersection over union of two boxes (continuous coordinates; 0 for empty boxes). */

@@ -8,8 +8,14 @@ namespace detect {
 namespace {
 
 constexpr int kDecodeThreads = 256;
+/* A warp with at most this many candidates past the logit test decodes them together. */
+constexpr int kWarpDecodeMax = 4;
 constexpr int kNmsThreads = 1024;
+/* Suppression-matrix words an NMS block builds at most (when the multiprocessors suffice). */
+constexpr int64_t kNmsTasks = 128;
 constexpr size_t kAlign = 256;
+/* Suppression matrices up to this size stay in the NMS kernel's shared memory (n <= 604). */
+constexpr size_t kMaskShared = size_t (48) << 10;
 static_assert (kMaxCandidates <= 4096, "the sort key holds a 12-bit slot");
 
 size_t align_up (size_t v)
@@ -19,8 +25,8 @@ size_t align_up (size_t v)
 
 struct Workspace {
   Plan *plan;
-  int32_t *counter;
-  Candidate *candidates, *sorted;
+  int32_t *counter; /* candidates passed; then the NMS blocks done */
+  Candidate *candidates;
   uint64_t *mask; /* max_candidates rows of ceil (max_candidates / 64) words */
 };
 
@@ -40,22 +46,148 @@ Workspace carve (const Plan &p, void *base)
   const size_t plan_bytes = align_up (sizeof (Plan)), cands = candidate_bytes (p);
   uint8_t *c = b + plan_bytes + kAlign;
   return Workspace{reinterpret_cast<Plan *> (b), reinterpret_cast<int32_t *> (b + plan_bytes),
-                   reinterpret_cast<Candidate *> (c), reinterpret_cast<Candidate *> (c + cands),
-                   reinterpret_cast<uint64_t *> (c + 2 * cands)};
+                   reinterpret_cast<Candidate *> (c), reinterpret_cast<uint64_t *> (c + cands)};
 }
 
-/* One thread per candidate; the few that pass are appended (bounded, all counted). */
-__global__ void __launch_bounds__ (kDecodeThreads)
-    decode_kernel (const Plan *__restrict__ p, const Frame f, int32_t *counter, Candidate *out)
+/* A candidate's channels staged in a warp's shared memory ([obj][classes][box fields]), its best
+ * class already found by the warp (warp_best_class): the math of common/detect_math.h over them. */
+struct StagedSource {
+  const float *v;
+  int classes;
+  int best;
+  float top;
+  __device__ float obj () const { return v[0]; }
+  __device__ float cls (int c) const { return v[1 + c]; }
+  __device__ float box (int k) const { return v[1 + classes + k]; }
+  __device__ int best_class (float *t) const
+  {
+    *t = top;
+    return best;
+  }
+};
+
+/* The warp loads candidate `w`'s channels into `v` (lane-strided: coalesced within a channel
+ * group) and finds its best class: each lane the first maximum of its channels, then the lowest
+ * channel among equal maxima, which is best_class_in's answer (max is exact, so the order of the
+ * reduction does not matter). */
+__device__ void stage_candidate (const Plan &p, const Frame &f, const Where &w, float *v, StagedSource *s)
 {
+  const unsigned all = 0xffffffffu;
+  const int lane = int (threadIdx.x) & 31;
+  const Level &l = p.level[w.level];
+  const TensorSource t{p, f, l, w.a, w.y, w.x};
+  if (lane == 0 && l.obj.output >= 0)
+    v[0] = t.obj ();
+  int best = -1;
+  float m = 0.f;
+  for (int c = lane; c < p.classes; c += 32) {
+    const float x = t.cls (c);
+    v[1 + c] = x;
+    if (c != p.background && (best < 0 || x > m)) {
+      m = x;
+      best = c;
+    }
+  }
+  for (int k = lane; k < box_fields (p); k += 32)
+    v[1 + p.classes + k] = t.box (k);
+  for (int d = 16; d > 0; d >>= 1) {
+    const float om = __shfl_xor_sync (all, m, d);
+    const int ob = __shfl_xor_sync (all, best, d);
+    if (ob >= 0 && (best < 0 || om > m || (om == m && ob < best))) {
+      m = om;
+      best = ob;
+    }
+  }
+  __syncwarp ();
+  *s = StagedSource{v, p.classes, best, best < 0 ? 0.f : m};
+}
+
+/* The block's copy of the plan: one round of parallel loads instead of a chain of dependent global
+ * reads (level, then field, then view, then data) on every warp's path. */
+__device__ void copy_plan (const Plan *__restrict__ src, Plan *dst)
+{
+  static_assert (sizeof (Plan) % sizeof (uint2) == 0, "the plan is copied in 8-byte words");
+  const auto *s = reinterpret_cast<const uint2 *> (src);
+  auto *d = reinterpret_cast<uint2 *> (dst);
+  for (int k = int (threadIdx.x); k < int (sizeof (Plan) / sizeof (uint2)); k += int (blockDim.x))
+    d[k] = s[k];
+  __syncthreads ();
+}
+
+/* Starts the loads of candidate `w`'s channels into L1 without waiting for them (the staging loads
+ * of a warp's survivors then overlap instead of queuing one latency after another). */
+__device__ void prefetch_candidate (const Plan &p, const Frame &f, const Where &w)
+{
+  const int lane = int (threadIdx.x) & 31;
+  const Level &l = p.level[w.level];
+  for (int c = lane; c < p.classes; c += 32)
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(
+        channel_address (p, f, l.cls.output, l.cls.channel0 + w.a * l.cls.anchor_stride + c, w.y, w.x)));
+  for (int k = lane; k < box_fields (p); k += 32)
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(
+        channel_address (p, f, l.box.output, l.box.channel0 + w.a * l.box.anchor_stride + k, w.y, w.x)));
+}
+
+__device__ Where where_from (const Where &w, int src)
+{
+  const unsigned all = 0xffffffffu;
+  return Where{__shfl_sync (all, w.level, src), __shfl_sync (all, w.a, src), __shfl_sync (all, w.y, src),
+               __shfl_sync (all, w.x, src)};
+}
+
+/* One thread per candidate. The deciding logit of objectness heads rejects nearly all of them with
+ * one load; a warp with few survivors decodes them together, one after another (their channel
+ * loads in parallel across the lanes instead of a class loop in one thread); a warp with many (heads
+ * without objectness) decodes them a thread each. The passing ones are appended with one atomic per
+ * warp (bounded, all counted). */
+__global__ void __launch_bounds__ (kDecodeThreads)
+    decode_kernel (const Plan *__restrict__ pp, const Frame f, int stage_floats, int32_t *counter,
+                   Candidate *out)
+{
+  extern __shared__ float stage[];
+  __shared__ Plan plan;
+  const unsigned all = 0xffffffffu;
+  copy_plan (pp, &plan);
+  const Plan &p = plan;
+  const int lane = int (threadIdx.x) & 31;
   const int32_t i = int32_t (blockIdx.x) * kDecodeThreads + int32_t (threadIdx.x);
-  if (i >= p->candidates)
+  const bool in = i < p.candidates;
+  const Where w = in ? where_of (p, i) : Where{0, 0, 0, 0};
+  const Level &l = p.level[w.level];
+  bool pending = in;
+  if (in && (p.scores == Scores::kObjSigmoid || p.scores == Scores::kObjSoftmax))
+    pending = field_at (p, f, l.obj, w.a, 0, w.y, w.x) > p.min_logit;
+  const unsigned todo = __ballot_sync (all, pending);
+  if (todo == 0)
     return;
   Candidate c;
-  if (!decode_candidate (*p, f, i, &c))
+  bool pass = false;
+  if (__popc (todo) > kWarpDecodeMax) {
+    if (pending)
+      pass = decode_from (p, TensorSource{p, f, l, w.a, w.y, w.x}, i, w, &c);
+  } else {
+    float *v = stage + size_t (threadIdx.x >> 5) * size_t (stage_floats);
+    for (unsigned m = todo; m != 0; m &= m - 1)
+      prefetch_candidate (p, f, where_from (w, __ffs (int (m)) - 1));
+    for (unsigned m = todo; m != 0; m &= m - 1) {
+      const int src = __ffs (int (m)) - 1;
+      StagedSource s;
+      stage_candidate (p, f, where_from (w, src), v, &s);
+      if (lane == src)
+        pass = decode_from (p, s, i, w, &c);
+      __syncwarp ();
+    }
+  }
+  const unsigned won = __ballot_sync (all, pass);
+  if (won == 0)
     return;
-  const int32_t k = atomicAdd (counter, 1);
-  if (k < p->max_candidates)
+  const int leader = __ffs (int (won)) - 1;
+  int32_t base = 0;
+  if (lane == leader)
+    base = atomicAdd (counter, __popc (won));
+  base = __shfl_sync (all, base, leader);
+  const int32_t k = base + __popc (won & ((1u << lane) - 1u));
+  if (pass && k < p.max_candidates)
     out[k] = c;
 }
 
@@ -84,29 +216,44 @@ __device__ void bitonic_sort (uint64_t *keys, int n)
   }
 }
 
-/* The sorted candidates' suppression bits: row i, word w holds "i suppresses j" for the 64 j of
- * word w with j > i. */
-__device__ void suppression_matrix (const Plan &p, const Candidate *sorted, int n, int words, uint64_t *mask)
+/* The sorted candidates' boxes, classes and buffer slots, in each NMS block's shared memory. */
+struct SortedBoxes {
+  float4 *box;
+  int32_t *cls;
+  uint16_t *slot;
+  __device__ Candidate at (int i) const
+  {
+    const float4 b = box[i];
+    return Candidate{b.x, b.y, b.z, b.w, 0.f, cls[i], 0, 0};
+  }
+};
+
+/* This block's share of the sorted candidates' suppression bits: row i, word w holds "i suppresses
+ * j" for the 64 j of word w with j > i; task t is (i, w) = (t / words, t % words). */
+__device__ void suppression_rows (const Plan &p, const SortedBoxes &sb, int n, int words, uint64_t *mask)
 {
-  for (int t = int (threadIdx.x); t < n * words; t += kNmsThreads) {
+  const int tasks = n * words, per = (tasks + int (gridDim.x) - 1) / int (gridDim.x);
+  const int t1 = (int (blockIdx.x) + 1) * per < tasks ? (int (blockIdx.x) + 1) * per : tasks;
+  for (int t = int (blockIdx.x) * per + int (threadIdx.x); t < t1; t += kNmsThreads) {
     const int i = t / words, w = t - i * words;
     uint64_t bits = 0;
     if (w * 64 + 63 > i) {
-      const Candidate a = sorted[i];
+      const Candidate a = sb.at (i);
       const int j1 = w * 64 + 64 < n ? w * 64 + 64 : n;
       for (int j = (w * 64 > i ? w * 64 : i + 1); j < j1; ++j)
-        if (suppresses (p, a, sorted[j]))
+        if (suppresses (p, a, sb.at (j)))
           bits |= uint64_t (1) << (j - w * 64);
     }
-    mask[size_t (i) * size_t (words) + size_t (w)] = bits;
+    mask[size_t (t)] = bits;
   }
 }
 
 /* Greedy NMS over the matrix by one warp, 64 sorted candidates at a time: a chunk's decisions need
- * only its diagonal words (shuffled, no memory on the serial path); then the kept rows' later words
- * are ORed in with independent loads. Lane k holds the removed bits of words k and k + 32. */
-__device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *sorted, const uint64_t *mask,
-                             int n, int words, Result *res)
+ * only its diagonal words (shuffled, no memory on the serial path), and visit only the candidates
+ * still standing; then the kept rows' later words are ORed in. Lane k holds the removed bits of
+ * words k and k + 32. */
+__device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *cands, const SortedBoxes &sb,
+                             const uint64_t *mask, int n, int words, Result *res)
 {
   const unsigned all = 0xffffffffu;
   const int lane = int (threadIdx.x);
@@ -116,20 +263,23 @@ __device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *sor
     const int r0 = w * 64 + lane, r1 = r0 + 32;
     const uint64_t d0 = r0 < n ? mask[size_t (r0) * size_t (words) + size_t (w)] : 0;
     const uint64_t d1 = r1 < n ? mask[size_t (r1) * size_t (words) + size_t (w)] : 0;
-    uint64_t cur = __shfl_sync (all, (w >> 5) == 0 ? rem0 : rem1, w & 31), kept = 0;
     const int rows = n - w * 64 < 64 ? n - w * 64 : 64, before = count;
-    for (int b = 0; b < rows && count < p.max_detections; ++b) {
-      const uint64_t db = __shfl_sync (all, b < 32 ? d0 : d1, b & 31);
-      if (!((cur >> b) & 1)) {
-        kept |= uint64_t (1) << b;
-        cur |= db;
-        ++count;
-      }
+    const uint64_t valid = rows == 64 ? ~uint64_t (0) : (uint64_t (1) << rows) - 1;
+    uint64_t cur = __shfl_sync (all, (w >> 5) == 0 ? rem0 : rem1, w & 31), kept = 0;
+    uint64_t standing = ~cur & valid;
+    while (standing != 0 && count < p.max_detections) {
+      const int b = __ffsll ((long long)standing) - 1;
+      kept |= uint64_t (1) << b;
+      ++count;
+      cur |= __shfl_sync (all, b < 32 ? d0 : d1, b & 31);
+      standing = b == 63 ? 0 : ~cur & valid & (~uint64_t (0) << (b + 1));
     }
     for (int b = lane; b < 64; b += 32)
       if ((kept >> b) & 1)
         res->detections[before + __popcll (kept & ((uint64_t (1) << b) - 1))] =
-            to_detection (f, sorted[w * 64 + b]);
+            to_detection (f, cands[sb.slot[w * 64 + b]]);
+    if (w + 1 == words)
+      break;
     for (uint64_t k = kept; k; k &= k - 1) {
       const size_t row = size_t (w * 64 + __ffsll ((long long)k) - 1) * size_t (words);
       rem0 |= lane < words ? mask[row + size_t (lane)] : 0;
@@ -140,52 +290,168 @@ __device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *sor
     res->count = count;
 }
 
-/* One block: sort the kept candidates by score, build the suppression matrix, scan it. */
-__global__ void __launch_bounds__ (kNmsThreads)
-    nms_kernel (const Plan *__restrict__ p, const Frame f, int32_t *counter, const Candidate *cands,
-                Candidate *sorted, uint64_t *mask, Result *res)
+/* Up to one candidate a thread: each counts the keys below its own (they are unique) and puts its
+ * candidate at that rank. One pass and one barrier, against the bitonic network's log^2 barriers. */
+__device__ void rank_sort (const Candidate *cands, int n, uint64_t *keys, const SortedBoxes &sb)
 {
-  __shared__ uint64_t keys[kMaxCandidates];
   const int tid = int (threadIdx.x);
-  const int32_t passed = *counter;
-  const int n = passed < p->max_candidates ? passed : p->max_candidates;
-  int size = 1;
-  while (size < n)
-    size <<= 1;
+  Candidate c{};
+  if (tid < n) {
+    c = cands[tid];
+    keys[tid] = sort_key (c, tid);
+  }
+  __syncthreads ();
+  if (tid >= n)
+    return;
+  const uint64_t key = keys[tid];
+  int r0 = 0, r1 = 0, r2 = 0, r3 = 0, j = 0;
+  for (; j + 4 <= n; j += 4) {
+    r0 += keys[j] < key;
+    r1 += keys[j + 1] < key;
+    r2 += keys[j + 2] < key;
+    r3 += keys[j + 3] < key;
+  }
+  for (; j < n; ++j)
+    r0 += keys[j] < key;
+  const int r = r0 + r1 + r2 + r3;
+  sb.box[r] = make_float4 (c.x0, c.y0, c.x1, c.y1);
+  sb.cls[r] = c.cls;
+  sb.slot[r] = uint16_t (tid);
+}
+
+/* More candidates than threads: a bitonic sort of the keys, then the gather. */
+__device__ void bitonic_gather (const Candidate *cands, int n, uint64_t *keys, const SortedBoxes &sb)
+{
+  const int tid = int (threadIdx.x);
+  const int size = 1 << (32 - __clz (n - 1));
   for (int i = tid; i < size; i += kNmsThreads)
     keys[i] = i < n ? sort_key (cands[i], i) : ~uint64_t (0);
   __syncthreads ();
   bitonic_sort (keys, size);
-  for (int r = tid; r < n; r += kNmsThreads)
-    sorted[r] = cands[keys[r] & 0xfffu];
+  for (int r = tid; r < n; r += kNmsThreads) {
+    const uint16_t slot = uint16_t (keys[r] & 0xfffu);
+    const Candidate c = cands[slot];
+    sb.box[r] = make_float4 (c.x0, c.y0, c.x1, c.y1);
+    sb.cls[r] = c.cls;
+    sb.slot[r] = slot;
+  }
+}
+
+/* Dynamic shared memory of an NMS block: the sorted boxes, classes and slots, then the sort keys,
+ * whose room the last block reuses for the suppression matrix when it fits (kMaskShared bytes at
+ * most; else the scan reads it from the workspace). */
+struct NmsShared {
+  size_t box, cls, slot, scratch, total;
+};
+
+int pow2_at_least (int n)
+{
+  int size = 1;
+  while (size < n)
+    size <<= 1;
+  return size;
+}
+
+NmsShared nms_shared (const Plan &p)
+{
+  const size_t m = size_t (p.max_candidates);
+  NmsShared s;
+  s.box = 0;
+  s.cls = m * sizeof (float4);
+  s.slot = s.cls + m * sizeof (int32_t);
+  s.scratch = (s.slot + m * sizeof (uint16_t) + 15) / 16 * 16;
+  const size_t keys = size_t (pow2_at_least (p.max_candidates)) * sizeof (uint64_t);
+  const size_t mask = mask_bytes (p) < kMaskShared ? mask_bytes (p) : kMaskShared;
+  s.total = s.scratch + (keys > mask ? keys : mask);
+  return s;
+}
+
+/* Every block sorts the kept candidates by score (the same order in each: the keys are unique) and
+ * builds its share of the suppression matrix; the last block to finish scans it (greedy NMS). The
+ * matrix is n^2 / 2 box tests: on one multiprocessor they were most of the time. */
+__global__ void __launch_bounds__ (kNmsThreads)
+    nms_kernel (const Plan *__restrict__ p, const Frame f, const NmsShared sh, int32_t *counter,
+                const Candidate *cands, uint64_t *global_mask, Result *res)
+{
+  extern __shared__ __align__ (16) uint8_t smem[];
+  __shared__ bool last;
+  const SortedBoxes sb{reinterpret_cast<float4 *> (smem + sh.box),
+                       reinterpret_cast<int32_t *> (smem + sh.cls),
+                       reinterpret_cast<uint16_t *> (smem + sh.slot)};
+  uint64_t *keys = reinterpret_cast<uint64_t *> (smem + sh.scratch);
+  const int tid = int (threadIdx.x);
+  const int32_t passed = *counter;
+  const int n = passed < p->max_candidates ? passed : p->max_candidates;
+  if (n <= kNmsThreads)
+    rank_sort (cands, n, keys, sb);
+  else
+    bitonic_gather (cands, n, keys, sb);
   __syncthreads ();
   const int words = (n + 63) / 64;
-  suppression_matrix (*p, sorted, n, words, mask);
+  suppression_rows (*p, sb, n, words, global_mask);
+  __threadfence ();
   __syncthreads ();
+  if (tid == 0)
+    last = atomicAdd (counter + 1, 1) == int (gridDim.x) - 1;
+  __syncthreads ();
+  if (!last)
+    return;
+  __threadfence ();
+  const size_t cells = size_t (n) * size_t (words);
+  const uint64_t *mask = global_mask;
+  if (cells * sizeof (uint64_t) <= sh.total - sh.scratch) {
+    for (size_t t = size_t (tid); t < cells; t += kNmsThreads)
+      keys[t] =
+          __ldcg (reinterpret_cast<const unsigned long long *> (global_mask) + t); /* other SMs wrote it */
+    __syncthreads ();
+    mask = keys;
+  }
   if (tid >= 32)
     return;
-  greedy_scan (*p, f, sorted, mask, n, words, res);
+  greedy_scan (*p, f, cands, sb, mask, n, words, res);
   if (tid == 0) {
     res->candidates = passed;
     res->dropped = passed > p->max_candidates ? passed - p->max_candidates : 0;
     res->reserved = 0;
-    *counter = 0; /* ready for the next frame on this stream */
+    counter[0] = 0; /* ready for the next frame on this stream */
+    counter[1] = 0;
   }
+}
+
+/* NMS blocks: enough that each builds at most kNmsTasks matrix words of max_candidates, at most
+ * one per multiprocessor (one wave: every block sorts). */
+unsigned nms_blocks (const Plan &p)
+{
+  int device = 0, sms = 1;
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  const int64_t tasks = int64_t (p.max_candidates) * ((p.max_candidates + 63) / 64);
+  const int64_t want = (tasks + kNmsTasks - 1) / kNmsTasks;
+  return unsigned (want < 1 ? 1 : want < sms ? want : sms);
+}
+
+/* Floats of one warp's staging room in the decode kernel. */
+int stage_floats (const Plan &p)
+{
+  return 1 + p.classes + box_fields (p);
 }
 
 }  // namespace
 
 size_t workspace_bytes (const Plan &plan)
 {
-  return align_up (sizeof (Plan)) + kAlign + 2 * candidate_bytes (plan) + mask_bytes (plan);
+  return align_up (sizeof (Plan)) + kAlign + candidate_bytes (plan) + mask_bytes (plan);
 }
 
 cudaError_t prepare_workspace (const Plan &plan, void *workspace)
 {
   const Workspace w = carve (plan, workspace);
-  cudaError_t e = cudaMemcpy (w.plan, &plan, sizeof (Plan), cudaMemcpyHostToDevice);
+  cudaError_t e = cudaFuncSetAttribute (nms_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int (nms_shared (plan).total));
   if (e == cudaSuccess)
-    e = cudaMemset (w.counter, 0, sizeof (int32_t));
+    e = cudaMemcpy (w.plan, &plan, sizeof (Plan), cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    e = cudaMemset (w.counter, 0, 2 * sizeof (int32_t));
   return e;
 }
 
@@ -194,13 +460,16 @@ cudaError_t decode_device (const Plan &plan, const Frame &frame, void *workspace
 {
   const Workspace w = carve (plan, workspace);
   const unsigned blocks = unsigned ((plan.candidates + kDecodeThreads - 1) / kDecodeThreads);
+  const int stage = stage_floats (plan);
   if (blocks > 0)
-    decode_kernel<<<blocks, kDecodeThreads, 0, stream>>> (w.plan, frame, w.counter, w.candidates);
+    decode_kernel<<<blocks, kDecodeThreads, size_t (kDecodeThreads / 32) * size_t (stage) * sizeof (float),
+                    stream>>> (w.plan, frame, stage, w.counter, w.candidates);
   cudaError_t e = cudaGetLastError ();
   if (e != cudaSuccess)
     return e;
-  nms_kernel<<<1, kNmsThreads, 0, stream>>> (w.plan, frame, w.counter, w.candidates, w.sorted, w.mask,
-                                             result);
+  const NmsShared sh = nms_shared (plan);
+  nms_kernel<<<nms_blocks (plan), kNmsThreads, sh.total, stream>>> (w.plan, frame, sh, w.counter,
+                                                                    w.candidates, w.mask, result);
   return cudaGetLastError ();
 }
 

@@ -2,12 +2,14 @@
 /* gst-dlainfer: detection decode on the GPU (docs/detection.md 4), on the caller's stream, reading
  * the outputs in their DLA layout: candidates decoded and compacted (bounded, overflow counted),
  * sorted by score, class-aware greedy NMS, boxes mapped to frame pixels and clipped, into a Result
- * in device memory that the caller copies to pinned host memory behind it. Two kernel launches (the
- * second: a bitonic sort, a suppression bit matrix, a one-warp greedy scan of it) and
- * no host synchronisation. host/detect/decode_ref.h is its reference: the same plan, frame and
- * result, the same per-candidate math (common/detect_math.h); the detections agree in order, class
- * and score to float rounding, unless more than max_candidates pass (which ones are kept then
- * depends on the GPU's order; the counts agree). CUDA builds only. */
+ * in device memory that the caller copies to pinned host memory behind it. Two kernel launches and
+ * no host synchronisation: the decode (one thread a candidate; a warp's few survivors of the logit
+ * test decoded by the whole warp; one atomic per warp to append), then the NMS over a grid of
+ * blocks (each sorts the kept candidates and builds its share of the suppression bit matrix; the
+ * last to finish scans it with one warp). host/detect/decode_ref.h is its reference: the same plan,
+ * frame and result, the same per-candidate math (common/detect_math.h); the detections agree in
+ * order, class and score to float rounding, unless more than max_candidates pass (which ones are
+ * kept then depends on the GPU's order; the counts agree). CUDA builds only. */
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,8 +23,9 @@ namespace detect {
 /* Device memory one decoder needs: a copy of the plan, the candidate counter and buffer. */
 size_t workspace_bytes (const Plan &plan);
 
-/* Copies the plan into `workspace` (workspace_bytes (plan) of device memory) and zeroes its
- * counter; synchronous, once before the first decode (and after any decode that did not finish). */
+/* Copies the plan into `workspace` (workspace_bytes (plan) of device memory), zeroes its counters
+ * and sets the NMS kernel's shared memory for the plan; synchronous, once before the first decode
+ * (and after any decode that did not finish). */
 cudaError_t prepare_workspace (const Plan &plan, void *workspace);
 
 /* Queues the decode of one frame on `stream`: `frame.outputs` in device memory, written by work

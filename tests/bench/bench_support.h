@@ -81,13 +81,12 @@ inline double gpu_used_mib ()
  * pipeline stays alive (idle at end of stream) as long as the frames are used. */
 class Frames {
  public:
-  explicit Frames (int k)
+  explicit Frames (int k, const std::string &pattern = "ball")
   {
-    const std::string desc =
-        "videotestsrc num-buffers=" + std::to_string (k) +
-        " pattern=ball ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload "
-        "! video/x-raw(memory:CUDAMemory) ! dlainfer model=\"" +
-        model () + "\" ! appsink name=sink sync=false";
+    const std::string desc = "videotestsrc num-buffers=" + std::to_string (k) + " pattern=" + pattern +
+                             " ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload "
+                             "! video/x-raw(memory:CUDAMemory) ! dlainfer model=\"" +
+                             model () + "\" ! appsink name=sink sync=false";
     GError *err = nullptr;
     pipeline_ = gst_parse_launch (desc.c_str (), &err);
     if (!pipeline_ || err) {
@@ -151,11 +150,11 @@ class SwdlaBench : public testing::Test {
     if (!why.empty ())
       GTEST_FAIL () << why;
   }
-  void start (Vars vars, int k = 16)
+  void start (Vars vars, int k = 16, const std::string &pattern = "ball")
   {
     for (const auto &v : vars)
       g_setenv (v.first, v.second.c_str (), TRUE);
-    frames_ = std::make_unique<Frames> (k);
+    frames_ = std::make_unique<Frames> (k, pattern);
     ASSERT_EQ (frames_->error (), "");
   }
   Frames &rendered () { return *frames_; }
@@ -176,6 +175,7 @@ struct Result {
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
+  guint64 detections = 0;                     /* dladetect's stats, warm-up included */
   /* Per DLA core, over the timed frames (stats' cores): tasks, and busy ms (their DLA time). */
   std::map<int, guint64> core_tasks;
   std::map<int, double> core_busy_ms;
@@ -361,6 +361,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     if (stats) {
       gst_structure_get_uint64 (stats, "inferences", &r.inferences);
       gst_structure_get_uint64 (stats, "graph-launches", &r.graph_launches);
+      gst_structure_get_uint64 (stats, "detections", &r.detections);
       gst_structure_free (stats);
     }
     gst_object_unref (p.infer);
