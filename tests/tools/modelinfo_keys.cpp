@@ -24,7 +24,8 @@ bool tensor_arg (const char *arg, host::TensorDesc *d)
   if (p1 == std::string::npos || p2 == std::string::npos || p3 == std::string::npos)
     return false;
   d->name = a.substr (0, p1);
-  const long c = std::stol (a.substr (p1 + 1)), h = std::stol (a.substr (p2 + 1)), w = std::stol (a.substr (p3 + 1));
+  const long c = std::stol (a.substr (p1 + 1)), h = std::stol (a.substr (p2 + 1)),
+             w = std::stol (a.substr (p3 + 1));
   return tensor::make_view (tensor::Layout::kChw16, tensor::ElemType::kFp16, 1, c, h, w, &d->view);
 }
 
@@ -73,7 +74,8 @@ int main (int argc, char **argv)
     return fail (st.message);
   for (const auto &kv : dlainfer::decoder_keys (*mi))
     std::printf ("key %s %s\n", kv.first.c_str (), kv.second.c_str ());
-  std::printf ("plan %s %d\n", mi->keys.count ("dlainfer-decoder") ? mi->keys.at ("dlainfer-decoder").c_str () : "?",
+  std::printf ("plan %s %d\n",
+               mi->keys.count ("dlainfer-decoder") ? mi->keys.at ("dlainfer-decoder").c_str () : "?",
                plan.levels);
   return 0;
 }

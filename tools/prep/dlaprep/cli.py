@@ -85,17 +85,17 @@ def summary(reg, verdicts):
     return share
 
 
-def print_lines(prefix, head, in_hw):
+def print_lines(prefix, head, core):
     loadable = prefix + '.loadable'
     fp16 = head.head_nodes if all(head.head_nodes) else []
     print(f'{PROG}: TensorRT 11 (JetPack 7.2.2+, strongly typed: the FP16 copy):')
-    print('  ' + trtexec.line(prefix + '.fp16.onnx', loadable, 11, core=CORE[0]))
+    print('  ' + trtexec.line(prefix + '.fp16.onnx', loadable, 11, core=core))
     print(f'{PROG}: TensorRT 8.5-10 (JetPack 5.1, 6), FP16:')
-    print('  ' + trtexec.line(prefix + '.onnx', loadable, 10, core=CORE[0]))
+    print('  ' + trtexec.line(prefix + '.onnx', loadable, 10, core=core))
     print(f'{PROG}: TensorRT 8.5-10, INT8 body' + (' with the head layers in FP16 (cuDLA-samples)' if fp16 else '')
           + ', INT8 image input (the element needs input-scale; a calibration cache from your data):')
     print('  ' + trtexec.line(prefix + '.onnx', prefix + '.int8.loadable', 10, in_format='int8:dla_hwc4',
-                              calib='calib.cache', head_fp16=fp16, core=CORE[0]))
+                              calib='calib.cache', head_fp16=fp16, core=core))
     print(f'{PROG}: on the Orin, the same through the kit:')
     print('  ' + trtexec.build_loadable(prefix + '.fp16.onnx', loadable, 11))
     print('  ' + trtexec.build_loadable(prefix + '.onnx', prefix + '.int8.loadable', 10, in_format='int8:dla_hwc4',
@@ -104,12 +104,43 @@ def print_lines(prefix, head, in_hw):
           + (', '.join(fp16) if fp16 else '(the last convolutions)') + ' unquantised so they stay FP16')
 
 
-CORE = [0]
+def modelinfo_keys(args, head):
+    """The head's keys, then --key, --channel-order and --resize-mode, which win."""
+    keys = dict(head.keys)
+    for item in args.key or []:
+        k, sep, v = item.partition('=')
+        if not sep or not k:
+            raise mdl.PrepError(f'--key {item!r}: write KEY=VALUE, e.g. --key decoder=yolo-anchors')
+        keys[k[len('dlainfer-'):] if k.startswith('dlainfer-') else k] = v
+    if args.channel_order:
+        keys['channel-order'] = args.channel_order
+    if args.resize_mode:
+        keys['resize-mode'] = args.resize_mode
+    return keys
+
+
+def write_cut(args, model, inputs, head, keys, shapes, prefix):
+    """The cut graph (checked: every node on the DLA), its FP16 copy and the .modelinfo."""
+    mean = floats(args.mean, 'mean') if args.mean else None
+    std = floats(args.std, 'std') if args.std else ([1.0, 1.0, 1.0] if mean else None)
+    if std and not mean:
+        mean = [0.0, 0.0, 0.0]
+    cut = cutting.extract(model, inputs, head.cut)
+    bad = [(n, r) for n, v, r in mdl.verdicts(cut) if v not in (DLA, CONSTANT)]
+    if bad:
+        n, r = bad[0]
+        raise mdl.PrepError(f'the cut graph still holds {len(bad)} node(s) the DLA cannot run, the first '
+                            f'{n.name or n.output[0]} ({n.op_type}): {"; ".join(r) or "after a refused node"}; '
+                            'cut before it with --cut-at', code=4)
+    write(prefix + '.onnx', cut)
+    write(prefix + '.fp16.onnx', cutting.to_fp16(cut))
+    with open(prefix + '.modelinfo', 'w') as f:
+        f.write(modelinfo.text(cut, keys, shapes, mean, std))
+    print(f'{PROG}: wrote {prefix}.onnx, {prefix}.fp16.onnx (TensorRT 11), {prefix}.modelinfo')
 
 
 def run(argv=None):
     args = options(argv)
-    CORE[0] = args.core
     model, inputs = mdl.load(args.model, mdl.parse_shapes(args.input_shape))
     shapes = mdl.shapes(model)
     verdicts = mdl.verdicts(model)
@@ -135,38 +166,13 @@ def run(argv=None):
     print(f'{PROG}: head: {FAMILIES[head.family]}; cut at: {", ".join(head.cut)}')
     for note in head.notes:
         print(f'{PROG}: note: {note}')
-    keys = dict(head.keys)
-    for item in args.key or []:
-        k, sep, v = item.partition('=')
-        if not sep or not k:
-            raise mdl.PrepError(f'--key {item!r}: write KEY=VALUE, e.g. --key decoder=yolo-anchors')
-        keys[k[len('dlainfer-'):] if k.startswith('dlainfer-') else k] = v
-    if args.channel_order:
-        keys['channel-order'] = args.channel_order
-    if args.resize_mode:
-        keys['resize-mode'] = args.resize_mode
+    keys = modelinfo_keys(args, head)
     if keys:
         print(f'{PROG}: .modelinfo keys: ' + ', '.join(f'dlainfer-{k}={v}' for k, v in keys.items()))
     prefix = args.out or (args.model[:-5] if args.model.endswith('.onnx') else args.model) + '-cut'
-    mean = floats(args.mean, 'mean') if args.mean else None
-    std = floats(args.std, 'std') if args.std else ([1.0, 1.0, 1.0] if mean else None)
-    if std and not mean:
-        mean = [0.0, 0.0, 0.0]
     if args.cut:
-        cut = cutting.extract(model, inputs, head.cut)
-        cut_verdicts = mdl.verdicts(cut)
-        bad = [(n, r) for n, v, r in cut_verdicts if v not in (DLA, CONSTANT)]
-        if bad:
-            n, r = bad[0]
-            raise mdl.PrepError(f'the cut graph still holds {len(bad)} node(s) the DLA cannot run, the first '
-                                f'{n.name or n.output[0]} ({n.op_type}): {"; ".join(r) or "after a refused node"}; '
-                                'cut before it with --cut-at', code=4)
-        write(prefix + '.onnx', cut)
-        write(prefix + '.fp16.onnx', cutting.to_fp16(cut))
-        with open(prefix + '.modelinfo', 'w') as f:
-            f.write(modelinfo.text(cut, keys, shapes, mean, std))
-        print(f'{PROG}: wrote {prefix}.onnx, {prefix}.fp16.onnx (TensorRT 11), {prefix}.modelinfo')
-    print_lines(prefix, head, in_hw)
+        write_cut(args, model, inputs, head, keys, shapes, prefix)
+    print_lines(prefix, head, args.core)
     return 0
 
 
