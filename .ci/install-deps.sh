@@ -41,4 +41,7 @@ sh "$fetch" "$images" 2>/dev/null || { apt-get update -qq && sh "$fetch" "$image
 # it fails without them): pinned npm packages into the cache outside the repository.
 bash "$(dirname "${BASH_SOURCE[0]}")/../tests/models/fetch-face-api.sh" /var/cache/gst-dlainfer/face-api ||
   { echo "install-deps: could not fetch face-api into /var/cache/gst-dlainfer/face-api (the line above says why)" >&2; exit 1; }
+# dlainfer-prep's oracle (tests/tools/prep_test.py): ONNX Runtime from npm (Debian 12 packages none).
+bash "$(dirname "${BASH_SOURCE[0]}")/../tests/tools/fetch-onnxruntime-node.sh" /var/cache/gst-dlainfer/onnxruntime-node ||
+  { echo "install-deps: could not fetch onnxruntime-node into /var/cache/gst-dlainfer/onnxruntime-node (the line above says why)" >&2; exit 1; }
 [ -x /usr/local/cuda/bin/nvcc ] || { echo "install-deps: the CUDA 13 toolkit is expected at /usr/local/cuda (nvcc not found)" >&2; exit 1; }

@@ -27,6 +27,9 @@
 #   TRT_VERSION            TensorRT's version (10, 10.3, 11.4.1...) instead of reading it from the
 #                          banner of `trtexec --help` ("[TensorRT v110401]")
 #   CALIB, INT8            TensorRT <= 10 only (above)
+#   HEAD_FP16              TensorRT <= 10: layers (ONNX node names, comma-separated) kept FP16 in an
+#                          INT8 build (--precisionConstraints=obey --layerPrecisions=L:fp16,...), as
+#                          cuDLA-samples keeps a detector's head convolutions; dlainfer-prep prints it
 # Exit: 0 written; 2 bad usage (no such ONNX file, unknown format, bad core); 3 trtexec missing or
 # a TensorRT that cannot build loadables; else trtexec's own status.
 #
@@ -61,6 +64,7 @@ check_version() {
   if [ "$major" -ge 11 ]; then
     [ -z "${CALIB:-}" ] || die 2 "CALIB: TensorRT $version has no calibration (strongly typed): quantise the ONNX with Q/DQ nodes"
     [ -z "${INT8:-}" ] || die 2 "INT8: TensorRT $version has no --int8: the precision comes from the ONNX"
+    [ -z "${HEAD_FP16:-}" ] || die 2 "HEAD_FP16: TensorRT $version takes each layer's precision from the ONNX (leave the head layers unquantised)"
   fi
   if [ "$major" -eq 11 ] && [ -n "$minor" ] && [ "$minor" -lt 4 ]; then
     echo "$me: warning: TensorRT $version: DLA is supported again from 11.4.1 (11.0-11.3 have none)" >&2
@@ -109,7 +113,13 @@ else
   fi
   recipe="TensorRT <= 10 (precision from --fp16/--int8)"
 fi
-cmd+=("--inputIOFormats=$in_format" "--outputIOFormats=$out_format" --buildDLAStandalone "--saveEngine=$out")
+cmd+=("--inputIOFormats=$in_format" "--outputIOFormats=$out_format")
+if [ -n "${HEAD_FP16:-}" ]; then
+  [[ $HEAD_FP16 =~ ^[^,:[:space:]]+(,[^,:[:space:]]+)*$ ]] ||
+    die 2 "HEAD_FP16 must be layer names separated by commas (no spaces or colons), not '$HEAD_FP16'"
+  cmd+=(--precisionConstraints=obey "--layerPrecisions=$(sed 's/,/:fp16,/g; s/$/:fp16/' <<<"$HEAD_FP16")")
+fi
+cmd+=(--buildDLAStandalone "--saveEngine=$out")
 
 echo "$me: TensorRT $version (from $source): $recipe"
 line=$(printf '%q ' "${cmd[@]}")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """fuzz_onnx_import.py --runs N [--seed S] [--swdla-tool TOOL] [--artifacts DIR] [MODEL.onnx ...]
 
-The ONNX importer (tests/swdla/swdla-import.py) under mutated models: the importer's test graphs
+The ONNX importer (tests/swdla/swdla-import.py, and dlainfer-prep's per-node verdicts) under mutated models: the importer's test graphs
 (and any MODEL.onnx given) are changed at random — dimensions, op types, attributes, node inputs,
 initializers, opsets, graph inputs and outputs, raw bytes — and imported. Each import must end in
 the importer's own one-line errors (BadModel, Refused, FormatError) or in a model file swdla's
@@ -22,8 +22,9 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SWDLA = os.path.join(HERE, '..', 'swdla')
-sys.path[:0] = [SWDLA, os.path.join(SWDLA, 'tests')]
+ROOT = os.path.join(HERE, '..', '..')
+# The importer's package (tools/onnx_import, shared with dlainfer-prep) and its test graphs.
+sys.path[:0] = [os.path.join(ROOT, 'tools'), os.path.join(ROOT, 'tests', 'swdla', 'tests')]
 
 try:
     import onnx
@@ -178,6 +179,7 @@ def import_one(path, fmt, tool, scratch):
     try:
         try:
             model = importer.load(path)
+            _judge(model)
             ins, outs = io_formats.parse_list(fmt[0]), io_formats.parse_list(fmt[1])
             data, _ = importer.convert(model, ins, outs, fmt[2])
         except importer.BadModel as e:
@@ -200,6 +202,18 @@ def import_one(path, fmt, tool, scratch):
         if r.returncode != 0:
             raise AssertionError(f'the importer wrote a model swdla refuses: {r.stderr.strip()}')
     return 'ok'
+
+
+def _judge(model):
+    """dlainfer-prep's question (tools/prep) on the same model: a verdict per node, or BadModel."""
+    try:
+        verdicts = importer.judge(model)
+    except importer.BadModel as e:
+        _one_line(e)
+        return
+    for _, verdict, rules in verdicts:
+        for rule in rules:
+            _one_line(rule)
 
 
 def _one_line(message):

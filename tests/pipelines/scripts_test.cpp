@@ -296,6 +296,17 @@ TEST (BuildLoadable, CommandLinePerTensorRtVersion)
            "--outputIOFormats=int8:dla_linear" +
            tail,
        "TensorRT <= 10"},
+      {"TensorRT 10, INT8 body with an FP16 head layer (HEAD_FP16)",
+       {{"STANDIN_TRT", "100300"},
+        {"IN_FORMAT", "int8:dla_hwc4"},
+        {"CALIB", "c.cache"},
+        {"HEAD_FP16", "/m.0/Conv"}},
+       {onnx},
+       "--onnx=" + onnx +
+           " --useDLACore=0 --fp16 --int8 --calib=c.cache --inputIOFormats=int8:dla_hwc4 "
+           "--outputIOFormats=fp16:chw16 --precisionConstraints=obey --layerPrecisions=/m.0/Conv:fp16" +
+           tail,
+       "TensorRT <= 10"},
       {"TensorRT 8.6.1 (the old version code)",
        {{"STANDIN_TRT", "8601"}},
        {onnx},
@@ -362,6 +373,11 @@ TEST (BuildLoadable, Errors)
        2,
        "CALIB: TensorRT 11.4.1 has no calibration"},
       {{{"TRT_VERSION", "eleven"}}, {onnx}, 2, "TRT_VERSION must look like"},
+      {{{"STANDIN_TRT", "110401"}, {"HEAD_FP16", "/m.0/Conv"}},
+       {onnx},
+       2,
+       "HEAD_FP16: TensorRT 11.4.1 takes each layer's precision from the ONNX"},
+      {{{"STANDIN_TRT", "100300"}, {"HEAD_FP16", "a b"}}, {onnx}, 2, "HEAD_FP16 must be layer names"},
   };
   for (const auto &c : cases) {
     const Built b = build_loadable (tmp, c.args, c.env);

@@ -13,7 +13,9 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The importer's package is shared with dlainfer-prep: tools/onnx_import.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
 
 try:
     from onnx_import import importer, io_formats  # noqa: E402

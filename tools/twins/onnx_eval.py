@@ -7,7 +7,8 @@ ONNX operator specifications, not from swdla. Ops: Conv (groups, dilations, pads
 LeakyRelu, Sigmoid, Tanh, Clip, Add/Sub/Mul/Div/Max/Min (NumPy broadcasting), BatchNormalization,
 Concat, Resize/Upsample (nearest), MaxPool/AveragePool (floor sizes), GlobalAveragePool, ReduceMean,
 Gemm, MatMul, Flatten, Reshape, Squeeze, Unsqueeze, Softmax, Identity, Dropout, Constant, Cast,
-QuantizeLinear, DequantizeLinear."""
+QuantizeLinear, DequantizeLinear, and the ops of a detector's decode (dlainfer-prep's tests): Transpose,
+Split, Slice, Exp, Pow."""
 import numpy as np
 from onnx import helper, numpy_helper
 
@@ -170,13 +171,15 @@ def _gemm(f, ins, a, op):
 
 
 BINARY = {'Add': np.add, 'Sub': np.subtract, 'Mul': np.multiply, 'Div': np.divide, 'Max': np.maximum,
-          'Min': np.minimum}
+          'Min': np.minimum, 'Pow': np.power}
 UNARY = {'Relu': lambda f, a: np.maximum(f, 0),
          'LeakyRelu': lambda f, a: np.where(f > 0, f, f * np.float32(a.get('alpha', 0.01))),
          'Sigmoid': lambda f, a: 1 / (1 + np.exp(-f)),
          'Tanh': lambda f, a: np.tanh(f),
          'Sqrt': lambda f, a: np.sqrt(f),
          'Neg': lambda f, a: -f,
+         'Exp': lambda f, a: np.exp(f),
+         'Transpose': lambda f, a: f.transpose(a['perm']) if 'perm' in a else f.T,
          'GlobalAveragePool': lambda f, a: f.mean(axis=(2, 3), keepdims=True)}
 
 
@@ -223,6 +226,20 @@ def _node(node, ins, a, opset):
         return _unsqueeze(f, _axes(a, ins)), dtype
     if op in ('Identity', 'Dropout'):
         return x, dtype
+    if op == 'Split':  # several results: a list
+        sizes = a.get('split') or (list(ins[1]) if len(ins) > 1 and ins[1] is not None else None)
+        axis = a.get('axis', 0) % f.ndim
+        if sizes is None:
+            sizes = [f.shape[axis] // len(node.output)] * len(node.output)
+        return np.split(f, np.cumsum(sizes)[:-1], axis=axis), dtype
+    if op == 'Slice':
+        starts, ends = [int(v) for v in ins[1]], [int(v) for v in ins[2]]
+        axes = [int(v) for v in ins[3]] if len(ins) > 3 and ins[3] is not None else list(range(len(starts)))
+        steps = [int(v) for v in ins[4]] if len(ins) > 4 and ins[4] is not None else [1] * len(starts)
+        index = [slice(None)] * f.ndim
+        for b, e, ax, st in zip(starts, ends, axes, steps):
+            index[ax % f.ndim] = slice(b, e, st)
+        return f[tuple(index)], dtype
     if op == 'Cast':
         return x, ONNX_TO_NP[a['to']]
     if op == 'DequantizeLinear':
@@ -257,5 +274,6 @@ def run(model, feeds):
             continue
         ins = [env[i] if i else None for i in node.input]
         y, dtype = _node(node, ins, a, opset)
-        env[node.output[0]] = np.asarray(y).astype(dtype)
+        for name, value in zip(node.output, y if isinstance(y, list) else [y]):
+            env[name] = np.asarray(value).astype(dtype)
     return [env[o.name] for o in model.graph.output]

@@ -41,7 +41,7 @@ try:
     from onnx import helper, numpy_helper
 except ImportError as e:
     missing(f'{e.name} is not installed (apt-get install python3-onnx python3-numpy)')
-sys.path[:0] = [HERE, SWDLA, os.path.join(ROOT, 'tools', 'twins')]
+sys.path[:0] = [HERE, os.path.join(ROOT, 'tools'), os.path.join(ROOT, 'tools', 'twins')]
 import import_cases  # noqa: E402
 from onnx_graphs import Graph  # noqa: E402
 from onnx_import import importer, io_formats, swdla_file  # noqa: E402

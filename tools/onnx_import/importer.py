@@ -219,6 +219,63 @@ def _constants(model):
     return consts
 
 
+DLA, CONSTANT, REFUSED, UNJUDGED = 'dla', 'constant', 'refused', 'unjudged'
+
+
+def _walk(ctx, model, nodes):
+    """Maps `nodes` in order, yielding (index, node, verdict, rules): DLA (a layer, folded or
+    removed), CONSTANT (computed at import), REFUSED (rules: the DLA rules it breaks) or UNJUDGED
+    (behind a refused node, its input shapes unknown). A refused node's outputs become ghosts with
+    ONNX shape inference's shapes, so that the nodes after it are still checked."""
+    ghosts = None  # computed at the first refusal
+    for index, node in enumerate(nodes):
+        try:
+            judged = _run_node(ctx, node)
+        except (Refuse, ValueError, TypeError, KeyError, IndexError) as r:
+            # Anything else a malformed node raises is listed with it too, not a traceback.
+            rules = r.rules if isinstance(r, Refuse) else [f'cannot be read ({type(r).__name__}: {r})']
+            ghosts = _ghost_shapes(model) if ghosts is None else ghosts
+            for o in node.output:
+                if o:
+                    ctx.values[o] = _ghost(ghosts.get(o))
+            yield index, node, REFUSED, rules
+            continue
+        outs = [ctx.values.get(o) for o in node.output if o]
+        if not judged:
+            yield index, node, UNJUDGED, []
+        elif outs and all(isinstance(v, np.ndarray) for v in outs):
+            yield index, node, CONSTANT, []
+        else:
+            yield index, node, DLA, []
+
+
+def judge(model):
+    """Every node of the graph, in file order, with its verdict (see _walk) and the rules it breaks:
+    [(node, verdict, rules)]. The graph's inputs must have fixed shapes (BadModel otherwise, naming
+    the input and the dimension). No layer is kept: this is the question "what runs where"."""
+    opset = next((o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')), 1)
+    consts = _constants(model)
+    inputs, refused = _graph_inputs(model, consts)
+    if refused:
+        raise BadModel('; '.join(f'{what}: ' + '; '.join(rules) for what, rules in refused))
+    batch = inputs[0][1] if inputs else 1
+    consumers = {}
+    for node in model.graph.node:
+        for n in node.input:
+            consumers[n] = consumers.get(n, 0) + 1
+    outputs = [o.name for o in model.graph.output]
+    for n in outputs:
+        consumers[n] = consumers.get(n, 0) + 1
+    # Every node reads as if it were its tensor's only reader, so that nothing folds into a layer
+    # another node also reads (a verdict per node, not the smallest layer list).
+    ctx = Context(batch, {k: max(v, 2) for k, v in consumers.items()}, outputs, 'fp32', opset)
+    ctx.values.update(consts)
+    ctx.n_inputs = len(inputs)
+    for k, (name, n, shape, rank) in enumerate(inputs):
+        ctx.values[name] = Act(k, shape, rank)
+    return [(node, verdict, rules) for _, node, verdict, rules in _walk(ctx, model, list(model.graph.node))]
+
+
 def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
     """(file bytes, summary dict). in_formats / out_formats: {name: IoFormat}; out_formats, when given,
     names the outputs (graph outputs or any tensor: a cut), else the graph outputs in fp16:chw16."""
@@ -268,18 +325,9 @@ def convert(model, in_formats=None, out_formats=None, weight_type='fp32'):
         records.append(swdla_file.Tensor(name, fmt.layout, fmt.type, n, *shape, scale=fmt.scale))
         ctx.values[name] = Act(k, shape, rank)
 
-    ghosts = None  # computed at the first refusal
-    for index, node in enumerate(nodes):
-        try:
-            _run_node(ctx, node)
-        except (Refuse, ValueError, TypeError, KeyError, IndexError) as r:
-            # Anything else a malformed node raises is listed with it too, not a traceback.
-            rules = r.rules if isinstance(r, Refuse) else [f'cannot be read ({type(r).__name__}: {r})']
+    for index, node, verdict, rules in _walk(ctx, model, nodes):
+        if verdict == REFUSED:
             refused.append((_node_label(node, index) + f' ({node.op_type})', rules))
-            ghosts = _ghost_shapes(model) if ghosts is None else ghosts
-            for o in node.output:
-                if o:
-                    ctx.values[o] = _ghost(ghosts.get(o))
 
     out_records = []
     for name in outputs:
