@@ -149,8 +149,9 @@ static void gst_dla_publish_set_property (GObject *object, guint id, const GValu
 {
   GstDlaPublish *self = GST_DLA_PUBLISH (object);
   if (GST_STATE (self) > GST_STATE_READY) {
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, (nullptr),
-                         ("%s cannot change while running: set it before the pipeline starts", pspec->name));
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+                         ("%s cannot change while running: set it before the pipeline starts", pspec->name),
+                         (nullptr));
     return;
   }
   GST_OBJECT_LOCK (self);

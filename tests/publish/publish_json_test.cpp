@@ -220,6 +220,23 @@ TEST (PublishElement, FileJsonLinesValid)
   publish_test::run ("rm -rf '" + dir + "'");
 }
 
+/* Settings are read at start: a change while playing is refused, said on the bus. */
+TEST (PublishElement, NoChangeWhilePlaying)
+{
+  Publish p ("method=file file-path=/dev/null queue-size=7");
+  ASSERT_TRUE (p.start ());
+  p.push (publish_test::frame_with_results (0));
+  GstElement *e = p.element ();
+  g_object_set (e, "queue-size", 9u, nullptr);
+  guint q = 0;
+  g_object_get (e, "queue-size", &q, nullptr);
+  EXPECT_EQ (q, 7u);
+  const auto &log = p.log ();
+  ASSERT_EQ (log.warnings.size (), 1u);
+  EXPECT_NE (log.warnings[0].find ("queue-size cannot change while running"), std::string::npos)
+      << log.warnings[0];
+}
+
 /* A full disk: every frame flows, every message is counted as failed, one warning. */
 TEST (PublishElement, FileFullDisk)
 {

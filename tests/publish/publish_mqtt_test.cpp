@@ -195,6 +195,28 @@ TEST (PublishMqtt, CredentialsRefused)
   EXPECT_NE (log.warnings[0].find ("credentials-file '" + creds + "'"), std::string::npos) << log.warnings[0];
 }
 
+/* The right credentials, from the file, against a broker with a password file. */
+TEST (PublishMqtt, CredentialsAccepted)
+{
+  NEED_BROKER ();
+  const std::string dir = publish_test::make_temp_dir ();
+  ASSERT_EQ (publish_test::run ("mosquitto_passwd -b -c " + dir + "/passwd cam1 'pa ss' >/dev/null 2>&1"), 0);
+  Broker broker ("allow_anonymous false\npassword_file " + dir + "/passwd\n");
+  ASSERT_TRUE (broker.start ());
+  const std::string creds = write_file (dir + "/creds", "# camera 1\nusername=cam1\npassword=pa ss\n");
+  {
+    Publish p ("method=mqtt topic=t drain-timeout=60000 credentials-file=" + creds +
+               " address=" + broker.address ());
+    ASSERT_TRUE (p.start ());
+    for (int i = 0; i < 10; ++i)
+      p.push (publish_test::frame_with_results (i));
+    p.eos ();
+    EXPECT_EQ (p.stat ("published"), 10u);
+    EXPECT_TRUE (p.log ().warnings.empty ()) << p.log ().warnings[0];
+  }
+  publish_test::run ("rm -rf '" + dir + "'");
+}
+
 /* 10 000 messages a second for a second (less under valgrind): the queue never holds more than
  * queue-size, and the counts add up. */
 TEST (PublishMqtt, TenThousandPerSecondBounded)

@@ -138,6 +138,7 @@ class Publish {
     g_assert (out);
     gst_buffer_unref (out);
   }
+  GstElement *element () { return element_; }
   void eos () { gst_harness_push_event (h_, gst_event_new_eos ()); }
   void stop () { gst_element_set_state (h_->element, GST_STATE_NULL); }
   guint64 stat (const char *name)
