@@ -122,9 +122,10 @@ void Publisher::note_failure (const std::string &reason)
   in_outage_ = true;
   ++counts_.outages;
   dropped_at_outage_ = counts_.dropped ();
-  report_ (Report::kWarning, reason +
-                                 " (frames flow on; the oldest of queue-size messages are dropped, counted "
-                                 "in stats, until it is back)");
+  reports_.emplace_back (Report::kWarning,
+                         reason +
+                             " (frames flow on; the oldest of queue-size messages are dropped, counted "
+                             "in stats, until it is back)");
 }
 
 void Publisher::end_outage ()
@@ -132,8 +133,9 @@ void Publisher::end_outage ()
   if (!in_outage_)
     return;
   in_outage_ = false;
-  report_ (Report::kInfo, "publishing again; " + std::to_string (counts_.dropped () - dropped_at_outage_) +
-                              " message(s) dropped during the outage");
+  reports_.emplace_back (Report::kInfo, "publishing again; " +
+                                            std::to_string (counts_.dropped () - dropped_at_outage_) +
+                                            " message(s) dropped during the outage");
 }
 
 /* Not up: try again when the backoff says, else wait (a stop ends the wait). */
@@ -220,7 +222,15 @@ void Publisher::run ()
     }
     sync_counts ();
     if (queue_.empty () && counts_.in_flight == 0)
-      wake_.notify_all (); /* a drain waits for this */
+      wake_.notify_all ();    /* a drain waits for this */
+    if (!reports_.empty ()) { /* said without the lock: a bus sync handler may read the counts */
+      std::vector<std::pair<Report, std::string>> reports;
+      reports.swap (reports_);
+      lock.unlock ();
+      for (const auto &r : reports)
+        report_ (r.first, r.second);
+      lock.lock ();
+    }
   }
 }
 

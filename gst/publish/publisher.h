@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gst/publish/frame_record.h"
@@ -78,7 +79,8 @@ class Publisher {
   mutable std::mutex mutex_; /* guards all below */
   std::condition_variable wake_;
   std::deque<FrameRecord> queue_;
-  std::vector<FrameRecord> spare_; /* records published, for acquire () */
+  std::vector<FrameRecord> spare_;                      /* records published, for acquire () */
+  std::vector<std::pair<Report, std::string>> reports_; /* to say once the lock is released */
   std::string source_;
   PublishCounts counts_;
   bool stopping_ = false, in_outage_ = false, was_up_ = false;
