@@ -7,7 +7,11 @@ pkgs=(meson ninja-build pkg-config g++ libgtest-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   python3 python3-numpy python3-pil python3-onnx valgrind debootstrap clang-format clang
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core
-  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0)
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  libmosquitto-dev mosquitto python3-jsonschema openssl)
+# (libmosquitto-dev: dlapublish's MQTT. mosquitto: the broker its tests start per test on a free port;
+# python3-jsonschema: the tests validate the messages against docs/publish.schema.json; openssl: the
+# TLS test makes its certificate.)
 # (gobject-introspection ... gir1.2-gst-plugins-base-1.0: the meta library's typelib, GstDlaInfer-1.0,
 # and its Python test, tests/meta, which fails in CI without them.)
 # (clang-format: CI checks the sources against .clang-format. clang: the libFuzzer targets, tests/fuzz.)

@@ -9,6 +9,7 @@
 
 #include "gst/gstdladetect.h"
 #include "gst/gstdlainfer.h"
+#include "gst/gstdlapublish.h"
 #include "gst/gstdlatrack.h"
 
 static gboolean plugin_init (GstPlugin *plugin)
@@ -16,6 +17,7 @@ static gboolean plugin_init (GstPlugin *plugin)
   gboolean ok = GST_ELEMENT_REGISTER (dla_infer, plugin);
   ok &= GST_ELEMENT_REGISTER (dla_detect, plugin);
   ok &= GST_ELEMENT_REGISTER (dla_track, plugin);
+  ok &= GST_ELEMENT_REGISTER (dla_publish, plugin);
   return ok;
 }
 

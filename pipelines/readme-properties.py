@@ -26,7 +26,7 @@ def props_of(name):
         sys.exit(f'readme-properties: gst-inspect-1.0 {name} found no such element in {build}/gst: build the plugin first')
     props = []; cur = None
     for line in out.split('Element Properties:')[1].splitlines():
-        m = re.match(r'^  (\S[\w-]*)\s+: (.*)$', line)
+        m = re.match(r'^  (\S[\w-]*)\s*: (.*)$', line)  # a name of 20+ characters has no space before ':'
         if m:
             cur = {'name': m.group(1), 'desc': m.group(2), 'rest': []}; props.append(cur)
         elif cur and line.strip():

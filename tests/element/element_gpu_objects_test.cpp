@@ -9,8 +9,11 @@
  * element message, and the GstAnalytics relations both ways. The frames are painted: each box a
  * colour of the colours model, the rest black. */
 #include <gst/check/gstharness.h>
+#include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -682,5 +685,59 @@ TEST_F (Objects, AnalyticsDetectionsGetRelatedClassifications)
   p.stop ();
 }
 #endif
+
+}  // namespace
+
+namespace {
+
+/* dlapublish at the end of the chain: each frame's JSON line has the tracked object with
+ * dlainfer's result (its element's name, the label, carried and age from reclassify-interval, the
+ * swdla backend), and every line is valid against docs/publish.schema.json. */
+TEST_F (Objects, PublishedAsJsonLines)
+{
+  gchar *tmp = g_dir_make_tmp ("dlapublish-gpu-XXXXXX", nullptr);
+  ASSERT_NE (tmp, nullptr);
+  const std::string dir = tmp, path = dir + "/out.jsonl";
+  g_free (tmp);
+  Pipeline p ("appsrc name=src format=time caps=" + kCaps + " ! dlatrack min-hits=1" +
+              " ! dlainfer name=infer inference-region=roi-list model=" + model ("colours") +
+              " labels=" + labels_of ("colours") + " max-in-flight=1 reclassify-interval=2" +
+              " ! dlapublish method=file source=gpu file-path=" + path + " ! appsink name=sink sync=false");
+  ASSERT_TRUE (p.play ());
+  for (guint64 i = 0; i < 6; ++i)
+    ASSERT_TRUE (p.push (frame_with ({{int (20 + 2 * i), 40, 48, 48, 2}}, i))); /* red, moving */
+  p.end_of_stream ();
+  ASSERT_TRUE (p.wait_eos ());
+  p.stop ();
+  std::ifstream in (path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline (in, l);)
+    lines.push_back (l);
+  ASSERT_EQ (lines.size (), 6u);
+  for (size_t i = 0; i < lines.size (); ++i) {
+    SCOPED_TRACE (lines[i]);
+    EXPECT_EQ (lines[i].rfind ("{\"source\":\"gpu\",\"frame\":" + std::to_string (i) + ",", 0), 0u);
+    EXPECT_NE (lines[i].find ("\"id\":1,\"detection\":{\"label\":\"car\""), std::string::npos);
+    EXPECT_NE (lines[i].find ("\"classification\":[{\"name\":\"infer\",\"label\":\"red\""),
+               std::string::npos);
+    EXPECT_NE (lines[i].find ("\"backend\":\"swdla\""), std::string::npos);
+    const bool carried = i % 3 != 0; /* classified every 3rd frame */
+    EXPECT_NE (lines[i].find (std::string ("\"carried\":") + (carried ? "true" : "false") +
+                              ",\"age\":" + std::to_string (i % 3)),
+               std::string::npos);
+  }
+  const std::string root = g_getenv ("DLAINFER_SOURCE_ROOT");
+  const std::string cmd = "/usr/bin/python3 " + root + "/tests/publish/validate_schema.py " + root +
+                          "/docs/publish.schema.json " + path;
+  /* The GPU host may lack python3-jsonschema (77) or Python (127): noted, the lines are checked above. */
+  const int rc = std::system (cmd.c_str ());
+  const int status = WIFEXITED (rc) ? WEXITSTATUS (rc) : -1;
+  if (status == 77 || status == 127)
+    std::printf ("PublishedAsJsonLines: schema not checked on this host (exit %d of %s)\n", status,
+                 cmd.c_str ());
+  else
+    EXPECT_EQ (status, 0) << cmd;
+  std::system (("rm -rf '" + dir + "'").c_str ());
+}
 
 }  // namespace

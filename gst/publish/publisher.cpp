@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gst/publish/publisher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "gst/publish/frame_json.h"
+
+namespace dlainfer {
+namespace publish {
+namespace {
+
+constexpr int kPollMs = 5;
+constexpr size_t kSpareRecords = 8;
+constexpr auto kFirstBackoff = std::chrono::milliseconds (250);
+
+}  // namespace
+
+Publisher::Publisher (std::unique_ptr<Transport> transport, size_t queue_size, unsigned max_reconnect_s,
+                      std::string source, ReportFn report)
+    : transport_ (std::move (transport)),
+      queue_size_ (std::max<size_t> (queue_size, 1)),
+      max_reconnect_s_ (std::max (max_reconnect_s, 1u)),
+      report_ (std::move (report)),
+      source_ (std::move (source))
+{
+  thread_ = std::thread ([this] { run (); });
+}
+
+/* Keeps a few records for acquire (under the lock). */
+void Publisher::recycle (FrameRecord &&record)
+{
+  if (spare_.size () < kSpareRecords)
+    spare_.push_back (std::move (record));
+}
+
+Publisher::~Publisher ()
+{
+  stop ();
+}
+
+FrameRecord Publisher::acquire ()
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (spare_.empty ())
+    return FrameRecord ();
+  FrameRecord r = std::move (spare_.back ());
+  spare_.pop_back ();
+  return r;
+}
+
+void Publisher::push (FrameRecord &&record)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  record.frame = counts_.frames++;
+  if (queue_.size () >= queue_size_) {
+    recycle (std::move (queue_.front ()));
+    queue_.pop_front ();
+    ++counts_.dropped_queue_full;
+  }
+  queue_.push_back (std::move (record));
+  counts_.queued = queue_.size ();
+  counts_.max_queued = std::max<uint64_t> (counts_.max_queued, counts_.queued);
+}
+
+bool Publisher::drain (unsigned timeout_ms)
+{
+  std::unique_lock<std::mutex> lock (mutex_);
+  return wake_.wait_for (lock, std::chrono::milliseconds (timeout_ms),
+                         [this] { return stopping_ || (queue_.empty () && counts_.in_flight == 0); });
+}
+
+void Publisher::stop ()
+{
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all ();
+  if (thread_.joinable ())
+    thread_.join ();
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (transport_) {
+    transport_->close ();
+    sync_counts ();
+    counts_.dropped_at_stop += queue_.size () + counts_.in_flight;
+    transport_.reset ();
+  }
+  queue_.clear ();
+  counts_.queued = counts_.in_flight = 0;
+  counts_.up = false;
+}
+
+PublishCounts Publisher::counts () const
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  return counts_;
+}
+
+void Publisher::set_source (const std::string &source)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  source_ = source;
+}
+
+/* The transport's counts into ours (under the lock; the transport is this thread's). */
+void Publisher::sync_counts ()
+{
+  const TransportCounts &t = transport_->counts ();
+  counts_.published = t.published;
+  counts_.dropped_failed = t.failed;
+  counts_.dropped_lost = t.lost;
+  counts_.in_flight = transport_->in_flight ();
+  counts_.up = transport_->up ();
+}
+
+/* The first failure of an outage is reported; later ones are counted only. */
+void Publisher::note_failure (const std::string &reason)
+{
+  if (reason.empty () || in_outage_)
+    return;
+  in_outage_ = true;
+  ++counts_.outages;
+  dropped_at_outage_ = counts_.dropped ();
+  reports_.emplace_back (Report::kWarning,
+                         reason +
+                             " (frames flow on; the oldest of queue-size messages are dropped, counted "
+                             "in stats, until it is back)");
+}
+
+void Publisher::end_outage ()
+{
+  if (!in_outage_)
+    return;
+  in_outage_ = false;
+  reports_.emplace_back (Report::kInfo, "publishing again; " +
+                                            std::to_string (counts_.dropped () - dropped_at_outage_) +
+                                            " message(s) dropped during the outage");
+}
+
+/* Not up: try again when the backoff says, else wait (a stop ends the wait). */
+void Publisher::step_down (std::unique_lock<std::mutex> &lock)
+{
+  const auto now = std::chrono::steady_clock::now ();
+  if (now < next_attempt_) {
+    wake_.wait_until (lock, std::min (next_attempt_, now + std::chrono::milliseconds (100)));
+    return;
+  }
+  lock.unlock ();
+  const std::string failure = transport_->connect ();
+  lock.lock ();
+  if (failure.empty ())
+    return; /* connecting: step_connecting finishes it */
+  note_failure (failure);
+  next_attempt_ = std::chrono::steady_clock::now () + backoff_;
+  backoff_ = std::min<std::chrono::milliseconds> (backoff_ * 2, std::chrono::seconds (max_reconnect_s_));
+}
+
+void Publisher::step_connecting (std::unique_lock<std::mutex> &lock)
+{
+  lock.unlock ();
+  transport_->poll (kPollMs);
+  const std::string failure = transport_->take_failure ();
+  lock.lock ();
+  if (failure.empty ())
+    return;
+  note_failure (failure);
+  next_attempt_ = std::chrono::steady_clock::now () + backoff_;
+  backoff_ = std::min<std::chrono::milliseconds> (backoff_ * 2, std::chrono::seconds (max_reconnect_s_));
+}
+
+/* Up: hand over what the transport has room for, then network work. */
+void Publisher::step_up (std::unique_lock<std::mutex> &lock)
+{
+  FrameRecord record;
+  std::string json;
+  bool sent = false;
+  while (transport_->up () && transport_->room () && !queue_.empty ()) {
+    record = std::move (queue_.front ());
+    queue_.pop_front ();
+    counts_.queued = queue_.size ();
+    const std::string source = source_;
+    lock.unlock ();
+    frame_json (record, source, &json);
+    const bool ok = transport_->send (json);
+    const std::string failure = ok ? std::string () : transport_->take_failure ();
+    lock.lock ();
+    recycle (std::move (record));
+    sent |= ok;
+    if (ok)
+      end_outage (); /* a file that takes writes again */
+    else
+      note_failure (failure);
+  }
+  lock.unlock ();
+  transport_->poll (kPollMs);
+  const std::string failure = transport_->take_failure ();
+  lock.lock ();
+  note_failure (failure);
+  if (!sent && transport_->up () && transport_->in_flight () == 0)
+    wake_.wait_for (lock, std::chrono::milliseconds (kPollMs)); /* a file transport's poll returns at once */
+}
+
+void Publisher::run ()
+{
+  std::unique_lock<std::mutex> lock (mutex_);
+  while (!stopping_) {
+    if (transport_->up ()) {
+      if (!was_up_) { /* connected (again) */
+        was_up_ = true;
+        ++counts_.connects;
+        backoff_ = kFirstBackoff;
+        end_outage ();
+      }
+      step_up (lock);
+    } else {
+      was_up_ = false;
+      if (transport_->connecting ())
+        step_connecting (lock);
+      else
+        step_down (lock);
+    }
+    sync_counts ();
+    if (queue_.empty () && counts_.in_flight == 0)
+      wake_.notify_all ();    /* a drain waits for this */
+    if (!reports_.empty ()) { /* said without the lock: a bus sync handler may read the counts */
+      std::vector<std::pair<Report, std::string>> reports;
+      reports.swap (reports_);
+      lock.unlock ();
+      for (const auto &r : reports)
+        report_ (r.first, r.second);
+      lock.lock ();
+    }
+  }
+}
+
+}  // namespace publish
+}  // namespace dlainfer
