@@ -15,7 +15,7 @@ fi
 ROOT=${DLAINFER_DEBIAN13_ROOT:-/var/cache/gst-dlainfer/trixie}
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CUDA=$(realpath /usr/local/cuda)
-PKGS="meson ninja-build g++ pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime nodejs \
+PKGS="meson ninja-build g++ ccache pkg-config libgtest-dev python3 python3-numpy python3-pil python3-onnx python3-onnxruntime nodejs \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core \
@@ -58,5 +58,9 @@ if [ "$missing" != "$(echo $PKGS | wc -w)" ]; then
   echo "debian13: packages installed in $(( $(date +%s) - t )) s"
 fi
 [ $# -gt 0 ] || exit 0
+# ccache (found by Meson) is shared by every build in the root: CI's 1.26 and 1.24.2 builds compile
+# the same sources apart from the GStreamer-facing ones. Without the directory in the hash, the
+# second build hits the first one's objects (their debug info names the first build's directory).
 chroot "$ROOT" env -i HOME=/root PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  CCACHE_DIR=/var/cache/ccache CCACHE_NOHASHDIR=1 CCACHE_BASEDIR="$SRC" \
   LANG=C.UTF-8 CI="${CI:-}" bash -c 'cd "$1" && shift && exec "$@"' _ "$SRC" "$@"

@@ -1,21 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tools/sanitize-unit.sh [BUILD_DIR]: the unit suite built with AddressSanitizer and
+# tools/sanitize-unit.sh [BUILD_DIR [MESON_ARGS...]]: the unit suite built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (-Db_sanitize=address,undefined; Meson hands nvcc the flags for its
-# host compiler) and run. BUILD_DIR (default build-asan) is set up on first use, then reused
-# (incremental). GPU programs are not built (-Dgpu-suite=false). Leaks are valgrind's job in CI
+# host compiler) and run. BUILD_DIR (default build-asan) is set up on first use with MESON_ARGS
+# (CI: -Dnvcc-arch=8.7), then reused (incremental). GPU programs are not built (-Dgpu-suite=false). Leaks are valgrind's job in CI
 # (GStreamer's one-time allocations would need suppressions of their own here); the Python and
 # fuzz suites are left out (the interpreter and gst-launch-1.0 carry no ASan runtime; the fuzz
 # targets have their own sanitizers). Prints the build and test times.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dir=${1:-build-asan}
+shift || true
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 mkdir -p "$dir"
 if [ ! -f "$dir/build.ninja" ]; then
   bash tools/setup-build.sh "$dir" -Dgpu-suite=false -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dexamples=disabled -Dintrospection=disabled > "$dir/sanitize-setup.log" 2>&1 ||
+    -Dexamples=disabled -Dintrospection=disabled "$@" > "$dir/sanitize-setup.log" 2>&1 ||
     { tail -30 "$dir/sanitize-setup.log"; echo "sanitize-unit: setting up $dir failed"; exit 1; }
 fi
 ninja -C "$dir" > "$dir/sanitize-build.log" 2>&1 || { grep -E 'error|FAILED' "$dir/sanitize-build.log" | head -30; echo "sanitize-unit: build failed"; exit 1; }
