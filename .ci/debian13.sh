@@ -46,6 +46,9 @@ bind "$SRC" "$SRC"
 [ ! -d /var/cache/gst-dlainfer/skimage ] || bind /var/cache/gst-dlainfer/skimage /var/cache/gst-dlainfer/skimage
 # face-api and TensorFlow.js (tests/models/fetch-face-api.sh): the real-model checks, run by the root's nodejs.
 [ ! -d /var/cache/gst-dlainfer/face-api ] || bind /var/cache/gst-dlainfer/face-api /var/cache/gst-dlainfer/face-api
+# ONNX Runtime for Node (tests/tools/fetch-onnxruntime-node.sh): dlainfer-prep's decode check.
+[ ! -d /var/cache/gst-dlainfer/onnxruntime-node ] ||
+  bind /var/cache/gst-dlainfer/onnxruntime-node /var/cache/gst-dlainfer/onnxruntime-node
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 
 missing=$(chroot "$ROOT" dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | grep -c 'install ok installed' || true)
