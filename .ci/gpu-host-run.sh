@@ -135,7 +135,7 @@ if [ "${GPU_HOST_DEMO:-1}" = 1 ]; then
     [ -n "${DIR[$id]:-}" ] && [ -f "${BUNDLE[$id]}/env.sh" ] || continue
     tag=${NAME[$id]} log="$OUT/demo-${NAME[$id]}.txt"
     start=$(date +%s)
-    ( . "${BUNDLE[$id]}/env.sh"; DEMO_SKIP_SETUP=1 BUILD_DIR=${DIR[$id]} PNG_DIR="$OUT/demo-$tag-frames" \
+    ( . "${BUNDLE[$id]}/env.sh"; DEMO=faces DEMO_SKIP_SETUP=1 BUILD_DIR=${DIR[$id]} PNG_DIR="$OUT/demo-$tag-frames" \
         FACES_MP4="$OUT/faces-demo-$tag.mp4" timeout 300 bash pipelines/demo.sh ) > "$log" 2>&1
     rc=$? took=$(($(date +%s) - start))
     fps=$(sed -n 's/^faces summary: .* frames, \([0-9.]*\) fps.*/\1/p' "$log")

@@ -461,7 +461,7 @@ TEST (DemoFaces, UnknownDemoIsRefusedInOneLine)
   const Outcome r = demo_probe (tmp, {{"DEMO", "fireworks"}});
   EXPECT_EQ (r.status, 2) << r.out;
   ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
-  EXPECT_NE (r.out.find ("DEMO=fireworks is none of faces (the default), colours, objects"),
+  EXPECT_NE (r.out.find ("DEMO=fireworks is none of colours (the default), faces, objects"),
              std::string::npos)
       << r.out;
 }
@@ -487,8 +487,8 @@ Outcome faces_demo (const TempDir &tmp, const std::string &results,
                   "' \"$2\"; shift; done\n"
                   "echo 'faces summary: 3 of 3 frames, 99.0 fps'\n",
               true);
-  std::vector<std::pair<std::string, std::string>> env = {{"DEMO_SKIP_SETUP", "1"},
-                                                          {"FACES_DIR", tmp / "faces"}};
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"DEMO", "faces"}, {"DEMO_SKIP_SETUP", "1"}, {"FACES_DIR", tmp / "faces"}};
   env.insert (env.end (), more.begin (), more.end ());
   return demo_probe (tmp, env);
 }
@@ -507,7 +507,7 @@ const char *kTrackResults =
 
 }  // namespace
 
-/* The default demo with set-up skipped and no prepared clip: one line saying how to make it. */
+/* The faces demo with set-up skipped and no prepared clip: one line saying how to make it. */
 TEST (DemoFaces, WithoutPreparedClipSaysHowToMakeIt)
 {
   TempDir tmp;
