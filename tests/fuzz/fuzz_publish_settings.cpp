@@ -50,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     if (!why.empty ())
       fuzz::check_one_line_error (why, "parse_address");
     else
-      fuzz::check (!e.host.empty () && e.port >= 1 && e.port <= 65535, "an accepted address has a host and a port");
+      fuzz::check (!e.host.empty () && e.port >= 1 && e.port <= 65535,
+                   "an accepted address has a host and a port");
   }
   const std::string why = dlainfer::publish::check_topic (topic);
   if (!why.empty ())
