@@ -165,7 +165,10 @@ TEST (PublishMqtt, BrokerRestart)
       << log.warnings[0];
   ASSERT_GE (log.infos.size (), 1u);
   EXPECT_NE (log.infos[0].find ("publishing again"), std::string::npos) << log.infos[0];
-  /* The subscriber's session kept what the broker took; duplicates (QoS 1 resends) are allowed. */
+  /* The subscriber's session kept what the broker took; duplicates (QoS 1 resends) are allowed. A
+   * message in flight when the connection went is counted lost, yet the broker may have taken it
+   * before the connection went: each such one may arrive too. */
+  const guint64 lost = p.stat ("dropped-lost");
   std::set<long> frames;
   for (int t = 0; t < 200 && frames.size () < published; ++t) {
     frames.clear ();
@@ -173,7 +176,8 @@ TEST (PublishMqtt, BrokerRestart)
       frames.insert (frame_of (m));
     sleep_ms (100);
   }
-  EXPECT_EQ (frames.size (), published);
+  EXPECT_GE (frames.size (), published);
+  EXPECT_LE (frames.size (), published + lost) << lost << " lost in flight";
   EXPECT_EQ (*frames.rbegin (), 179) << "delivery resumed to the last frame";
 }
 
@@ -255,6 +259,8 @@ TEST (PublishMqtt, Tls)
                          "-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
                          dir + "/key.pem -out " + dir + "/cert.pem >/dev/null 2>&1"),
       0);
+  /* mosquitto >= 2.0.12 run as root reads its certificate after dropping to its own user. */
+  ASSERT_EQ (publish_test::run ("chmod 755 " + dir + " && chmod 644 " + dir + "/key.pem " + dir + "/cert.pem"), 0);
   const int tls_port = publish_test::free_port ();
   Broker broker ("allow_anonymous true\nlistener " + std::to_string (tls_port) + " 127.0.0.1\ncertfile " +
                  dir + "/cert.pem\nkeyfile " + dir + "/key.pem\n");

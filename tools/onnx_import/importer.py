@@ -55,6 +55,8 @@ def load(path):
     except onnx.checker.ValidationError as e:
         first = next((l for l in str(e).splitlines() if l.strip()), 'invalid')
         raise BadModel(f'{path} is not a valid ONNX model: {first}') from None
+    except UnicodeDecodeError:  # onnx >= 1.13's checker reads the names as UTF-8
+        raise BadModel(f'{path} is damaged: a name in it is not UTF-8 text; export the model again') from None
     g = model.graph
     names = [v.name for v in list(g.input) + list(g.output) + list(g.value_info) + list(g.initializer)]
     names += [n for node in g.node for n in [node.name, node.op_type] + list(node.input) + list(node.output)]
