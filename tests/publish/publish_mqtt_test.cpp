@@ -260,7 +260,8 @@ TEST (PublishMqtt, Tls)
                          dir + "/key.pem -out " + dir + "/cert.pem >/dev/null 2>&1"),
       0);
   /* mosquitto >= 2.0.12 run as root reads its certificate after dropping to its own user. */
-  ASSERT_EQ (publish_test::run ("chmod 755 " + dir + " && chmod 644 " + dir + "/key.pem " + dir + "/cert.pem"), 0);
+  ASSERT_EQ (
+      publish_test::run ("chmod 755 " + dir + " && chmod 644 " + dir + "/key.pem " + dir + "/cert.pem"), 0);
   const int tls_port = publish_test::free_port ();
   Broker broker ("allow_anonymous true\nlistener " + std::to_string (tls_port) + " 127.0.0.1\ncertfile " +
                  dir + "/cert.pem\nkeyfile " + dir + "/key.pem\n");
