@@ -18,6 +18,23 @@ struct KeyFileFree {
 };
 using KeyFile = std::unique_ptr<GKeyFile, KeyFileFree>;
 
+/* Values are quoted in messages as written: a control byte (GKeyFile turns "\n" into a newline)
+ * is shown escaped, so that every message stays one line. */
+std::string printable (const std::string &text)
+{
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += char (c);
+    } else {
+      char hex[8];
+      g_snprintf (hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 /* A string value, "" when absent; a PLACEHOLDER value warns (as upstream) and reads as absent. */
 std::string value (GKeyFile *kf, const char *group, const char *key, ModelInfo *mi)
 {
@@ -25,8 +42,8 @@ std::string value (GKeyFile *kf, const char *group, const char *key, ModelInfo *
   std::string out = v ? v : "";
   g_free (v);
   if (g_str_has_prefix (out.c_str (), "PLACEHOLDER")) {
-    mi->warnings.push_back ("'" + mi->path + "': [" + group + "] " + key + " is '" + out +
-                            "', a placeholder: ignored; give the real value");
+    mi->warnings.push_back (printable ("'" + mi->path + "': [" + group + "] " + key + " is '" + out +
+                                       "', a placeholder: ignored; give the real value"));
     return "";
   }
   return out;
@@ -34,7 +51,7 @@ std::string value (GKeyFile *kf, const char *group, const char *key, ModelInfo *
 
 bool fail (std::string *error, const ModelInfo &mi, const std::string &what)
 {
-  *error = "The model info file '" + mi.path + "' " + what;
+  *error = printable ("The model info file '" + mi.path + "' " + what);
   return false;
 }
 
