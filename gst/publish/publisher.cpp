@@ -66,8 +66,9 @@ void Publisher::push (FrameRecord &&record)
 bool Publisher::drain (unsigned timeout_ms)
 {
   std::unique_lock<std::mutex> lock (mutex_);
-  return wake_.wait_for (lock, std::chrono::milliseconds (timeout_ms),
-                         [this] { return stopping_ || (queue_.empty () && counts_.in_flight == 0); });
+  return wake_.wait_for (lock, std::chrono::milliseconds (timeout_ms), [this] {
+    return stopping_ || (queue_.empty () && counts_.in_flight == 0 && reports_.empty () && !reporting_);
+  });
 }
 
 void Publisher::stop ()
@@ -221,16 +222,19 @@ void Publisher::run ()
         step_down (lock);
     }
     sync_counts ();
-    if (queue_.empty () && counts_.in_flight == 0)
-      wake_.notify_all ();    /* a drain waits for this */
     if (!reports_.empty ()) { /* said without the lock: a bus sync handler may read the counts */
       std::vector<std::pair<Report, std::string>> reports;
       reports.swap (reports_);
+      reporting_ = true;
       lock.unlock ();
       for (const auto &r : reports)
         report_ (r.first, r.second);
       lock.lock ();
+      reporting_ = false;
     }
+    /* After the reports: a drain that returns has had every message said before it. */
+    if (queue_.empty () && counts_.in_flight == 0)
+      wake_.notify_all (); /* a drain waits for this */
   }
 }
 

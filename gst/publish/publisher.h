@@ -81,6 +81,7 @@ class Publisher {
   std::deque<FrameRecord> queue_;
   std::vector<FrameRecord> spare_;                      /* records published, for acquire () */
   std::vector<std::pair<Report, std::string>> reports_; /* to say once the lock is released */
+  bool reporting_ = false;                              /* reports being said: a drain waits */
   std::string source_;
   PublishCounts counts_;
   bool stopping_ = false, in_outage_ = false, was_up_ = false;

@@ -259,9 +259,6 @@ TEST (PublishMqtt, Tls)
                          "-subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " +
                          dir + "/key.pem -out " + dir + "/cert.pem >/dev/null 2>&1"),
       0);
-  /* mosquitto >= 2.0.12 run as root reads its certificate after dropping to its own user. */
-  ASSERT_EQ (
-      publish_test::run ("chmod 755 " + dir + " && chmod 644 " + dir + "/key.pem " + dir + "/cert.pem"), 0);
   const int tls_port = publish_test::free_port ();
   Broker broker ("allow_anonymous true\nlistener " + std::to_string (tls_port) + " 127.0.0.1\ncertfile " +
                  dir + "/cert.pem\nkeyfile " + dir + "/key.pem\n");
@@ -269,8 +266,11 @@ TEST (PublishMqtt, Tls)
   Subscriber sub (broker.port (), "secure"); /* on the plain listener */
   ASSERT_TRUE (sub.wait_connected (10000));
   {
+    /* 127.0.0.1, checked against the certificate's IP name: "localhost" may resolve to ::1 first,
+     * where nothing listens, and libmosquitto 2.0.21's non-blocking connect then fails with a TLS
+     * error instead of trying 127.0.0.1 (docs/publish.md). */
     Publish p ("method=mqtt topic=secure drain-timeout=60000 tls-ca-file=" + dir +
-               "/cert.pem address=localhost:" + std::to_string (tls_port));
+               "/cert.pem address=127.0.0.1:" + std::to_string (tls_port));
     ASSERT_TRUE (p.start ());
     for (int i = 0; i < 20; ++i)
       p.push (publish_test::frame_with_results (i));
@@ -281,7 +281,7 @@ TEST (PublishMqtt, Tls)
   EXPECT_EQ (sub.wait_for (20, 20000), 20u);
   /* Without TLS on a TLS listener: a warning that names TLS, never an error. */
   {
-    Publish p ("method=mqtt topic=secure drain-timeout=0 max-reconnect-interval=1 address=localhost:" +
+    Publish p ("method=mqtt topic=secure drain-timeout=0 max-reconnect-interval=1 address=127.0.0.1:" +
                std::to_string (tls_port));
     ASSERT_TRUE (p.start ());
     p.push (publish_test::frame_with_results (0));
