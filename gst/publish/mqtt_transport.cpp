@@ -93,6 +93,11 @@ class MqttTransport : public Transport {
     int mid = 0;
     const int rc = mosquitto_publish (mosq_, &mid, s_.topic.c_str (), int (message.size ()), message.data (),
                                       s_.qos, false);
+    if (rc != MOSQ_ERR_SUCCESS && s_.qos > 0 && kept_for_resend (rc)) {
+      in_flight_.insert (mid);
+      down (lost_reason (rc));
+      return false;
+    }
     if (rc != MOSQ_ERR_SUCCESS) {
       ++counts_.failed;
       failure_ = "publishing to " + where_ + " failed: " + describe (rc);
@@ -136,6 +141,13 @@ class MqttTransport : public Transport {
 
  private:
   enum class State { kDown, kWaiting, kUp };
+
+  /* A QoS 1/2 message is queued in the library before its first write; a write that fails on the
+   * connection leaves it there, to be sent again after the reconnect like any message in flight. */
+  static bool kept_for_resend (int rc)
+  {
+    return rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_ERRNO || rc == MOSQ_ERR_TLS;
+  }
 
   std::string why_refused (int rc) const
   {

@@ -30,7 +30,8 @@ class Transport {
   virtual std::string connect () = 0;
   /* Room for one more message now. */
   virtual bool room () const = 0;
-  /* Hands one message over; false (counted in failed) when refused at once. */
+  /* Hands one message over; false when refused at once (counted in failed) or when the connection
+   * failed on it (up () ends; a message the transport sends again after a reconnect stays in flight). */
   virtual bool send (const std::string &message) = 0;
   /* Network work for up to timeout_ms; a failure ends up () and gives the reason. */
   virtual void poll (int timeout_ms) = 0;
