@@ -16,6 +16,8 @@
 # nvvidconv, with the colours model on swdla (how the script is tested; not run on a Jetson here).
 # DRY_RUN=print: print the command line that the same environment would run (MODEL is needed as for a
 # run), and do not run it.
+# RESULTS=FILE: each frame's results also appended to FILE as one JSON line (dlapublish method=file,
+# docs/publish.md), for a program that reads them; post-messages printing stays.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FRAMES=${FRAMES:-300}

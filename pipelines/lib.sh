@@ -55,7 +55,8 @@ use_model() {
 # The dlainfer element and the results on stdout: with the element's post-messages property
 # (gst-launch-1.0 -m prints each message: labels and confidences), otherwise (a dlainfer without
 # the property) an identity after it whose last-message (gst-launch-1.0 -v) names the meta on each
-# buffer, and a note saying that no labels will be shown.
+# buffer, and a note saying that no labels will be shown. RESULTS=FILE: each frame's results also
+# as one JSON line appended to FILE, by dlapublish method=file (docs/publish.md).
 INFER=() LAUNCH_OPTS=()
 infer_element() {
   INFER=(dlainfer name=infer "model=$MODEL")
@@ -71,6 +72,7 @@ infer_element() {
     INFER+=(! identity name=results silent=false)
     LAUNCH_OPTS=(-v)
   fi
+  [ -z "${RESULTS:-}" ] || INFER+=(! dlapublish name=publish method=file "file-path=$RESULTS")
 }
 
 # shell_words ARGS: the arguments as one line that bash reads back as the same arguments (quoted

@@ -14,6 +14,8 @@
 # MODEL/LABELS: a cuDLA loadable; unset: the colours model on swdla (software DLA: an x86 GPU has no
 # DLA, so these are not hardware results). DRY_RUN=print: print the two command lines that the same
 # environment would run, and run neither.
+# RESULTS=FILE: each frame's results also appended to FILE as one JSON line (dlapublish method=file,
+# docs/publish.md), for a program that reads them; post-messages printing stays.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 FRAMES=${FRAMES:-60}

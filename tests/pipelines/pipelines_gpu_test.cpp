@@ -319,6 +319,23 @@ TEST (Scripts, JetsonFileDryRun)
   EXPECT_NE (r.out.find ("nvv4l2decoder-standin"), std::string::npos) << r.out;
 }
 
+/* RESULTS=FILE: one JSON line per frame from dlapublish method=file, with the frame's result. */
+TEST (Scripts, ResultsAsJsonLines)
+{
+  REQUIRE_SWDLA ();
+  TempDir tmp ("dlainfer-results-XXXXXX");
+  const std::string file = tmp / "results.jsonl";
+  const Outcome r = run ({"bash", pipelines_dir () + "/jetson-file.sh"},
+                         {{"DRY_RUN", "1"}, {"FRAMES", "20"}, {"MODEL", ""}, {"RESULTS", file}});
+  expect_results (r, 20, "green");
+  const std::vector<std::string> lines = lines_of (read_file (file));
+  ASSERT_EQ (lines.size (), 20u) << r.out;
+  for (size_t i = 0; i < lines.size (); ++i) {
+    EXPECT_NE (lines[i].find ("\"frame\":" + std::to_string (i) + ","), std::string::npos) << lines[i];
+    EXPECT_NE (lines[i].find ("\"label\":\"green\""), std::string::npos) << lines[i];
+  }
+}
+
 TEST (Scripts, JetsonCameraDryRun)
 {
   REQUIRE_SWDLA ();

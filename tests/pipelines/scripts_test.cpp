@@ -154,7 +154,10 @@ TEST (Scripts, DryRunPrintIsWhatRuns)
         {"MEAN", "<0.485,0.456,0.406>"},
         {"STD", "<0.229,0.224,0.225>"}},
        1},
-      {"jetson-camera.sh", {}, {{"MODEL", "net.loadable"}, {"SENSOR_ID", "1"}, {"FRAMES", "10"}}, 1},
+      {"jetson-camera.sh",
+       {},
+       {{"MODEL", "net.loadable"}, {"SENSOR_ID", "1"}, {"FRAMES", "10"}, {"RESULTS", "out dir/r.jsonl"}},
+       1},
   };
   for (const auto &c : cases) {
     SCOPED_TRACE (c.script);
@@ -189,6 +192,11 @@ TEST (Scripts, DryRunPrintIsWhatRuns)
     EXPECT_EQ (count_lines_with (what_ran, {"end"}), int (c.pipelines)) << what_ran;
     EXPECT_EQ (read_file (replayed), what_ran) << "the printed lines launch something else than the script";
     EXPECT_EQ (count_lines_with (what_ran, {"arg=post-messages=true"}), 1) << what_ran;
+    const bool results = std::string (c.script) == "jetson-camera.sh";
+    EXPECT_EQ (count_lines_with (what_ran, {"arg=dlapublish"}), results ? 1 : 0) << what_ran;
+    if (results) {
+      EXPECT_EQ (count_lines_with (what_ran, {"arg=file-path=out dir/r.jsonl"}), 1) << what_ran;
+    }
   }
 }
 
