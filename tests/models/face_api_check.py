@@ -112,7 +112,7 @@ def run_oracle(cache, work, photos):
     its stamp says a run had the same inputs: the minutes in Node are spent once per machine, not
     once per build (CI's three builds share the cache)."""
     key = hashlib.sha256()
-    for path in [os.path.join(HERE, 'face_api_oracle.js'), os.path.join(HERE, 'face-api', 'files.sha256')]:
+    for path in [os.path.join(HERE, name) for name in ('face_api_oracle.js', 'face_api_load.js', 'face-api/files.sha256')]:
         key.update(sha256(path).encode())
     key.update(json.dumps([(p['name'], p['sha256']) for p in photos]).encode())
     oracle = os.path.join(cache, 'oracle-' + key.hexdigest()[:16]) if os.access(cache, os.W_OK) \

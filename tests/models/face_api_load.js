@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// What a face-api oracle in Node needs first (face_api_clip_oracle.js; face_api_oracle.js has its
-// own copy, kept so that its dumps' cache key does not change): failing in one line, and face-api's
-// Node entry loaded from the cache tests/models/fetch-face-api.sh filled.
+// What a face-api oracle in Node needs first (face_api_oracle.js, face_api_clip_oracle.js): failing
+// in one line, and face-api's Node entry loaded from the cache tests/models/fetch-face-api.sh filled.
 'use strict';
 const path = require('path');
 const { createRequire } = require('module');

@@ -17,7 +17,6 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { createRequire } = require('module');
 
 // face-api's FaceFeatureExtractor subtracts this mean before / 255; it is a literal in its
 // forwardInput, not configuration (vladmandic/face-api src/faceFeatureExtractor/FaceFeatureExtractor.ts).
@@ -26,21 +25,10 @@ const EXPRESSION_MEAN_RGB = [122.782, 117.001, 104.298];
 const DETECTOR_SIZE = 416;
 const EXPRESSION_SIZE = 112;
 
-function fail(msg) {
-  process.stderr.write(`face_api_oracle: ${msg}\n`);
-  process.exit(1);
-}
+const shared = require('./face_api_load');
 
-function load(cache) {
-  const req = createRequire(path.join(path.resolve(cache), 'package.json'));
-  try {
-    return req('@vladmandic/face-api/dist/face-api.node-wasm.js');
-  } catch (e) {
-    fail(`cannot load face-api from ${cache}/node_modules (${e.message.split('\n')[0]}); ` +
-      'run tests/models/fetch-face-api.sh first');
-  }
-  return null;
-}
+const fail = shared.failer('face_api_oracle');
+const load = (cache) => shared.load(cache, fail);
 
 function writeNchw(tf, t, file) {
   const nchw = tf.tidy(() => tf.transpose(t, [0, 3, 1, 2]));
