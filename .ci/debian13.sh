@@ -20,7 +20,7 @@ PKGS="meson ninja-build g++ ccache pkg-config libgtest-dev python3 python3-numpy
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad \
   gstreamer1.0-x gstreamer1.0-plugins-ugly fonts-dejavu-core \
   gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
-  libmosquitto-dev mosquitto python3-jsonschema openssl"
+  libmosquitto-dev mosquitto python3-jsonschema openssl clang libclang-rt-dev"
 
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   echo "debian13: creating $ROOT with debootstrap (trixie, minbase)"
