@@ -225,6 +225,9 @@ void Publisher::put_back (size_t handed)
     ++counts_.dropped_queue_full;
   }
   counts_.queued = queue_.size ();
+  /* What left the queue counts as published or in flight before the lock goes, so a drain never
+   * finds a record in neither. */
+  sync_counts ();
 }
 
 void Publisher::run ()
