@@ -77,15 +77,16 @@ bool number_of (const GValue *v, float *out)
   return true;
 }
 
-/* A ROI parameter structure as a classification: it has a label and a confidence. */
-bool class_from_param (const GstStructure *s, ClassRecord *c)
+/* A ROI parameter structure as a classification: it has a label and a confidence. Its strings go
+ * to the record's text. */
+bool class_from_param (const GstStructure *s, ClassRecord *c, FrameRecord *record)
 {
   const Fields &f = fields ();
   const char *label = string_of (field (s, f.label));
   if (!label || !number_of (field (s, f.confidence), &c->confidence))
     return false;
-  c->name = gst_structure_get_name (s);
-  c->label = label;
+  c->name = record->add (gst_structure_get_name (s));
+  c->label = record->add (label);
   int_of (field (s, f.label_id), &c->label_id);
   const GValue *carried = field (s, f.carried);
   if (carried && G_VALUE_HOLDS_BOOLEAN (carried)) {
@@ -96,15 +97,16 @@ bool class_from_param (const GstStructure *s, ClassRecord *c)
       c->age = uint32_t (age);
   }
   if (const char *backend = string_of (field (s, f.backend)))
-    c->backend = backend;
+    c->backend = record->add (backend);
   return true;
 }
 
-/* The ROI meta's classifications (appended to *classes), and the detection's label_id (DL
- * Streamer's "detection"). */
-void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, std::vector<ClassRecord> *classes)
+/* The ROI meta's classifications (appended to the record's object_classes), and the detection's
+ * label_id (DL Streamer's "detection"). */
+void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, FrameRecord *record)
 {
   const Fields &f = fields ();
+  std::vector<ClassRecord> *classes = &record->object_classes;
   for (GList *l = roi->params; l; l = l->next) {
     const GstStructure *s = static_cast<const GstStructure *> (l->data);
     const GQuark name = gst_structure_get_name_id (s);
@@ -115,7 +117,7 @@ void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, std::v
     if (name == f.object_id)
       continue;
     classes->emplace_back ();
-    if (class_from_param (s, &classes->back ()))
+    if (class_from_param (s, &classes->back (), record))
       ++o->n_classes;
     else
       classes->pop_back ();
@@ -136,14 +138,14 @@ void read_dla_metas (GstBuffer *buffer, FrameRecord *record)
       continue; /* nothing passed the threshold on this frame */
     const gchar *element = gst_dla_classification_meta_get_element_name (meta);
     const gchar *backend = gst_dla_classification_meta_get_backend (meta);
-    c.name = element ? element : "";
-    c.label = label ? label : "";
+    c.name = record->add (element);
+    c.label = record->add (label);
     c.label_id = class_id;
     c.confidence = confidence;
     c.has_carried = true;
     c.carried = gst_dla_classification_meta_get_carried (meta);
     c.age = gst_dla_classification_meta_get_age (meta);
-    c.backend = backend ? backend : "";
+    c.backend = record->add (backend);
     record->classes.push_back (std::move (c));
   }
 }
@@ -157,19 +159,19 @@ void add_object (const objects::DetectedObject &d, FrameRecord *record)
   o.w = d.box.width;
   o.h = d.box.height;
   if (d.label)
-    o.label = g_quark_to_string (d.label);
+    o.label = record->add (g_quark_to_string (d.label));
   o.has_confidence = d.has_confidence;
   o.confidence = d.confidence;
   o.tracked = d.tracked;
   o.tracking_id = d.tracking_id;
   o.first_class = uint32_t (record->object_classes.size ());
   if (d.write_back.roi)
-    read_roi_params (d.write_back.roi, &o, &record->object_classes);
+    read_roi_params (d.write_back.roi, &o, record);
 }
 
 #ifdef HAVE_GST_ANALYTICS
-/* A ClsMtd's best class. */
-ClassRecord class_from_cls (GstAnalyticsClsMtd *cls)
+/* A ClsMtd's best class (its label to the record's text). */
+ClassRecord class_from_cls (GstAnalyticsClsMtd *cls, FrameRecord *record)
 {
   ClassRecord c;
   const gsize n = gst_analytics_cls_mtd_get_length (cls);
@@ -182,7 +184,7 @@ ClassRecord class_from_cls (GstAnalyticsClsMtd *cls)
   }
   if (c.label_id >= 0) {
     const GQuark q = gst_analytics_cls_mtd_get_quark (cls, gsize (c.label_id));
-    c.label = q ? g_quark_to_string (q) : "";
+    c.label = record->add (q ? g_quark_to_string (q) : "");
   }
   return c;
 }
@@ -209,7 +211,7 @@ void read_cls_mtds (GstBuffer *buffer, const objects::CollectedObjects &found, F
         &state, &cls)) {
       attached.push_back (cls.id);
       if (!from_roi)
-        moved.push_back ({uint32_t (i), class_from_cls (&cls)});
+        moved.push_back ({uint32_t (i), class_from_cls (&cls, record)});
     }
   }
   for (auto &m : moved) { /* objects without ROI results have none in object_classes yet */
@@ -227,7 +229,7 @@ void read_cls_mtds (GstBuffer *buffer, const objects::CollectedObjects &found, F
   GstAnalyticsClsMtd cls;
   while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_cls_mtd_get_mtd_type (), &cls)) {
     if (std::find (attached.begin (), attached.end (), cls.id) == attached.end ())
-      record->classes.push_back (class_from_cls (&cls));
+      record->classes.push_back (class_from_cls (&cls, record));
   }
 }
 #else
@@ -241,6 +243,7 @@ void read_frame (GstBuffer *buffer, objects::CollectedObjects *scratch, FrameRec
   record->classes.clear ();
   record->objects.clear ();
   record->object_classes.clear ();
+  record->text.clear ();
   record->timestamp = GST_BUFFER_PTS_IS_VALID (buffer) ? int64_t (GST_BUFFER_PTS (buffer)) : -1;
   *scratch = objects::collect_objects (buffer);
   if (scratch->origin == objects::ObjectOrigin::kAnalytics) {

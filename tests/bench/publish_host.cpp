@@ -113,7 +113,10 @@ TEST (PublishHost, StreamingThreadPerFrame)
   std::printf (
       "publish-host: streaming thread %.3f us per frame at %d objects (%.3f taken off: buffer and "
       "push; %.3f with the publisher behind, every record new); target <= 5 us: %s\n",
-      whole - bare, kObjects, bare, behind - bare, whole - bare <= 5.0 ? "MET" : "MISSED");
+      whole - bare, kObjects, bare, behind - bare,
+      whole < bare          ? "not measured (identity's rounds were slower: noise, run again)"
+      : whole - bare <= 5.0 ? "MET"
+                            : "MISSED");
   p.eos ();
   EXPECT_EQ (p.stat ("dropped"), 0u);
   EXPECT_EQ (p.stat ("published"), guint64 (2 * 9 * kFrames));
