@@ -17,64 +17,56 @@ namespace dlainfer {
 namespace publish {
 namespace {
 
+using objects::field_names::has_name;
 using objects::field_names::Name;
+using objects::field_names::value; /* a field by its name made once: no quark lookup per field */
 
 struct Fields {
-  GQuark detection, object_id;
+  Name detection, object_id;
   Name label, label_id, confidence, carried, age, backend;
 };
 
 const Fields &fields ()
 {
   using objects::field_names::name;
-  static const Fields f{g_quark_from_static_string ("detection"),
-                        g_quark_from_static_string ("object_id"),
-                        name ("label"),
-                        name ("label_id"),
-                        name ("confidence"),
-                        name ("carried"),
-                        name ("age"),
-                        name ("backend")};
+  static const Fields f{name ("detection"),  name ("object_id"), name ("label"), name ("label_id"),
+                        name ("confidence"), name ("carried"),   name ("age"),   name ("backend")};
   return f;
 }
 
-/* A field by its name made once (no quark lookup per field). */
-const GValue *field (const GstStructure *s, const Name &n)
-{
-#if GST_CHECK_VERSION(1, 26, 0)
-  return gst_structure_id_str_get_value (s, &n);
-#else
-  return gst_structure_id_get_value (s, n);
-#endif
-}
-
+/* By exact type: these fundamental types have no subtypes, and G_VALUE_HOLDS_* calls into GObject
+ * whenever the first type it tries is not the value's. */
 const char *string_of (const GValue *v)
 {
-  return v && G_VALUE_HOLDS_STRING (v) ? g_value_get_string (v) : nullptr;
+  return v && G_VALUE_TYPE (v) == G_TYPE_STRING ? g_value_get_string (v) : nullptr;
 }
 
 bool int_of (const GValue *v, int32_t *out)
 {
-  if (v && G_VALUE_HOLDS_INT (v)) {
-    *out = g_value_get_int (v);
-    return true;
+  switch (v ? G_VALUE_TYPE (v) : G_TYPE_INVALID) {
+    case G_TYPE_INT:
+      *out = g_value_get_int (v);
+      return true;
+    case G_TYPE_UINT:
+      *out = int32_t (g_value_get_uint (v));
+      return true;
+    default:
+      return false;
   }
-  if (v && G_VALUE_HOLDS_UINT (v)) {
-    *out = int32_t (g_value_get_uint (v));
-    return true;
-  }
-  return false;
 }
 
 bool number_of (const GValue *v, float *out)
 {
-  if (v && G_VALUE_HOLDS_DOUBLE (v))
-    *out = float (g_value_get_double (v));
-  else if (v && G_VALUE_HOLDS_FLOAT (v))
-    *out = g_value_get_float (v);
-  else
-    return false;
-  return true;
+  switch (v ? G_VALUE_TYPE (v) : G_TYPE_INVALID) {
+    case G_TYPE_DOUBLE:
+      *out = float (g_value_get_double (v));
+      return true;
+    case G_TYPE_FLOAT:
+      *out = g_value_get_float (v);
+      return true;
+    default:
+      return false;
+  }
 }
 
 /* A ROI parameter structure as a classification: it has a label and a confidence. Its strings go
@@ -82,21 +74,21 @@ bool number_of (const GValue *v, float *out)
 bool class_from_param (const GstStructure *s, ClassRecord *c, FrameRecord *record)
 {
   const Fields &f = fields ();
-  const char *label = string_of (field (s, f.label));
-  if (!label || !number_of (field (s, f.confidence), &c->confidence))
+  const char *label = string_of (value (s, f.label));
+  if (!label || !number_of (value (s, f.confidence), &c->confidence))
     return false;
   c->name = record->add (gst_structure_get_name (s));
   c->label = record->add (label);
-  int_of (field (s, f.label_id), &c->label_id);
-  const GValue *carried = field (s, f.carried);
-  if (carried && G_VALUE_HOLDS_BOOLEAN (carried)) {
+  int_of (value (s, f.label_id), &c->label_id);
+  const GValue *carried = value (s, f.carried);
+  if (carried && G_VALUE_TYPE (carried) == G_TYPE_BOOLEAN) {
     c->has_carried = true;
     c->carried = g_value_get_boolean (carried);
     int32_t age = 0;
-    if (int_of (field (s, f.age), &age))
+    if (int_of (value (s, f.age), &age))
       c->age = uint32_t (age);
   }
-  if (const char *backend = string_of (field (s, f.backend)))
+  if (const char *backend = string_of (value (s, f.backend)))
     c->backend = record->add (backend);
   return true;
 }
@@ -109,12 +101,11 @@ void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, FrameR
   std::vector<ClassRecord> *classes = &record->object_classes;
   for (GList *l = roi->params; l; l = l->next) {
     const GstStructure *s = static_cast<const GstStructure *> (l->data);
-    const GQuark name = gst_structure_get_name_id (s);
-    if (name == f.detection) {
-      int_of (field (s, f.label_id), &o->label_id);
+    if (has_name (s, f.detection)) {
+      int_of (value (s, f.label_id), &o->label_id);
       continue;
     }
-    if (name == f.object_id)
+    if (has_name (s, f.object_id))
       continue;
     classes->emplace_back ();
     if (class_from_param (s, &classes->back (), record))
