@@ -87,13 +87,9 @@ int DeviceDetections::queue (int slot, const std::vector<const void *> &outputs,
   for (size_t i = 0; i < outputs.size () && i < size_t (detect::kMaxOutputs); ++i)
     s.frame.outputs[i] = outputs[i];
   s.frame.batch = 0;
-  auto *device_result = static_cast<detect::Result *> (s.result.data ());
-  cudaError_t err = detect::decode_device (plan_, s.frame, s.workspace.data (), device_result,
-                                           static_cast<cudaStream_t> (stream));
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync (s.host.data (), device_result, detect::result_bytes (plan_.max_detections),
-                           cudaMemcpyDeviceToHost, static_cast<cudaStream_t> (stream));
-  return int (err);
+  return int (s.graph.launch (
+      plan_, s.frame, s.workspace.data (), static_cast<detect::Result *> (s.result.data ()), s.host.data (),
+      detect::result_bytes (plan_.max_detections), static_cast<cudaStream_t> (stream)));
 }
 
 }  // namespace dlainfer

@@ -2,8 +2,9 @@
 /* gst-dlainfer: a detector's decode on the GPU (kernels/detect_device.h), per task slot: after the DLA
  * task, on the engine's stream (dla::AfterTask, chained after the raw tensors' when they have one),
  * the decode of the slot's outputs and one copy of its result into the slot's pinned host memory,
- * which the src task reads once the task ended. The frame's geometry (where the input came from) is
- * set per slot before its submit. Memory is allocated at start, in the element's CUDA context. */
+ * which the src task reads once the task ended, replayed from a graph per slot (kernels/decode_graph.h).
+ * The frame's geometry (where the input came from) is set per slot before its submit. Memory is allocated at
+ * start, in the element's CUDA context. */
 #pragma once
 
 #include <string>
@@ -12,6 +13,7 @@
 #include "common/detect_plan.h"
 #include "dla/cuda_resources.h"
 #include "dla/engine.h"
+#include "kernels/decode_graph.h"
 
 namespace dlainfer {
 
@@ -39,6 +41,7 @@ class DeviceDetections {
     dla::DeviceBuffer workspace, result;
     dla::PinnedBuffer host;
     detect::Frame frame{};
+    detect::DecodeGraph graph; /* the decode and the result's copy, replayed */
   };
   int queue (int slot, const std::vector<const void *> &outputs, void *stream);
 

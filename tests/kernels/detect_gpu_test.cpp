@@ -3,14 +3,20 @@
  * every family, layout and type, letterboxed 1080p geometry; the same detections in the same order
  * (class exact, score to 1e-5 relative, box to 0.01 px), the same counts; a workspace reused frame
  * after frame; overflow of max_candidates (counts agree, the kept set is the GPU's); thousands of
- * candidates (the full sort). */
+ * candidates (the full sort); the decode replayed from a graph (kernels/decode_graph.h), made again
+ * when the frame's geometry changes. */
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <iterator>
+#include <memory>
 
 #include "detect_cases.h"
 #include "host/detect/decode_ref.h"
+#include "kernels/decode_graph.h"
 #include "kernels/detect_device.h"
 #include "kernels/preprocess.h"
 
@@ -54,14 +60,14 @@ class DetectGpu : public testing::Test {
     cudaFree (res);
   }
 
-  static detect::Frame frame_of (const Head &h)
+  static detect::Frame frame_of (const Head &h, int width = 1920, int height = 1080)
   {
     detect::Frame f{};
     for (size_t o = 0; o < h.data.size (); ++o)
       f.outputs[o] = h.data[o].data ();
     preprocess::SourceView src{};
-    src.width = 1920;
-    src.height = 1080;
+    src.width = width;
+    src.height = height;
     preprocess::Params pp = preprocess::default_params ();
     pp.mode = preprocess::ResizeMode::kLetterbox;
     tensor::View dst;
@@ -81,6 +87,12 @@ class DetectGpu : public testing::Test {
     detect::decode_reference (*h.plan, f, ref.get ());
     gpu (h, f, 3, got.get ());
     EXPECT_GE (ref->count, min_detections);
+    expect_same (*got, *ref);
+  }
+
+  static void expect_same (const detect::Result &got_result, const detect::Result &ref_result)
+  {
+    const detect::Result *got = &got_result, *ref = &ref_result;
     ASSERT_EQ (got->candidates, ref->candidates);
     ASSERT_EQ (got->dropped, ref->dropped);
     if (ref->dropped) {
@@ -187,6 +199,54 @@ TEST_F (DetectGpu, SsdSoftmaxAndSigmoid)
     SCOPED_TRACE (act);
     compare (h, 20);
   }
+}
+
+/* Frames through one DecodeGraph: the first makes the graph, the same frame replays it, another
+ * geometry makes a new one; every result (copied to pinned memory by the graph) is the reference's. */
+TEST_F (DetectGpu, GraphReplaysAndFollowsTheGeometry)
+{
+  Head h;
+  detect_cases::yolov5s_head (150, 7, &h);
+  ASSERT_TRUE (h.error.empty ()) << h.error;
+  const detect::Plan &p = *h.plan;
+  detect::Frame hd = frame_of (h), vga = frame_of (h, 640, 480);
+  std::vector<void *> dev;
+  ASSERT_EQ (detect_cases::upload (h, &hd, &dev), cudaSuccess);
+  std::copy (std::begin (hd.outputs), std::end (hd.outputs), std::begin (vga.outputs));
+  const size_t bytes = detect::result_bytes (p.max_detections);
+  void *ws = nullptr, *res = nullptr, *host = nullptr;
+  ASSERT_EQ (cudaMalloc (&ws, detect::workspace_bytes (p)), cudaSuccess);
+  ASSERT_EQ (cudaMalloc (&res, bytes), cudaSuccess);
+  ASSERT_EQ (cudaMallocHost (&host, bytes), cudaSuccess);
+  ASSERT_EQ (detect::prepare_workspace (p, ws), cudaSuccess);
+  cudaStream_t s;
+  ASSERT_EQ (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), cudaSuccess);
+  auto ref = std::make_unique<detect::Result> ();
+  {
+    detect::DecodeGraph g;
+    const auto decode = [&] (const detect::Frame &f) {
+      std::memset (host, 0xff, bytes);
+      ASSERT_EQ (g.launch (p, f, ws, static_cast<detect::Result *> (res), host, bytes, s), cudaSuccess);
+      ASSERT_EQ (cudaStreamSynchronize (s), cudaSuccess);
+      detect::decode_reference (p, f, ref.get ());
+      expect_same (*static_cast<const detect::Result *> (host), *ref);
+    };
+    for (int i = 0; i < 3; ++i)
+      decode (hd);
+    EXPECT_EQ (g.captures (), 1u);
+    EXPECT_EQ (g.replays (), 3u);
+    decode (vga);
+    decode (vga);
+    EXPECT_EQ (g.captures (), 2u);
+    EXPECT_EQ (g.replays (), 5u);
+    EXPECT_GT (ref->count, 0);
+  }
+  cudaStreamDestroy (s);
+  for (void *d : dev)
+    cudaFree (d);
+  cudaFree (ws);
+  cudaFree (res);
+  cudaFreeHost (host);
 }
 
 }  // namespace
