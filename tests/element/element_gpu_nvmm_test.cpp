@@ -188,17 +188,26 @@ TEST_F (Nvmm, RegistrationsBalancedWithFlushesAndStateChanges)
                 " ! dlainfer name=infer max-in-flight=4 model=" + model ("readout") +
                 " ! appsink name=sink sync=false");
     ASSERT_TRUE (p.play ());
-    for (int i = 0; i < frames; ++i) {
-      GstSample *s = p.push (frame ("NV12", 128, 72, guint64 (i))) ? p.pull () : nullptr;
-      ASSERT_NE (s, nullptr) << "frame " << i;
-      gst_sample_unref (s);
-      if (i == frames / 3) {
-        ASSERT_TRUE (gst_element_send_event (p.get (), gst_event_new_flush_start ()));
-        ASSERT_TRUE (gst_element_send_event (p.get (), gst_event_new_flush_stop (TRUE)));
+    /* Four frames pushed before any is pulled: frames in flight all along. */
+    constexpr int kBatch = 4;
+    for (int i = 0; i + kBatch <= frames; i += kBatch) {
+      for (int k = 0; k < kBatch; ++k)
+        ASSERT_TRUE (p.push (frame ("NV12", 128, 72, guint64 (i + k))));
+      if (i / kBatch == frames / kBatch / 3) {
+        /* Dropped in flight: appsrc sends the flush downstream (and drops what it queued), which
+         * ends dlainfer's waits; nothing of this batch is pulled. */
+        ASSERT_TRUE (gst_element_send_event (p.by_name ("src"), gst_event_new_flush_start ()));
+        ASSERT_TRUE (gst_element_send_event (p.by_name ("src"), gst_event_new_flush_stop (TRUE)));
+        continue;
       }
-      if (i == 2 * frames / 3) {
+      if (i / kBatch == 2 * frames / kBatch / 3) {
         ASSERT_NE (gst_element_set_state (p.get (), GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
         ASSERT_NE (gst_element_set_state (p.get (), GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+      }
+      for (int k = 0; k < kBatch; ++k) {
+        GstSample *s = p.pull ();
+        ASSERT_NE (s, nullptr) << "frame " << i + k;
+        gst_sample_unref (s);
       }
     }
     p.stop ();
