@@ -318,8 +318,10 @@ void with_kind (const tensor::View &dst, F &&f)
 void fill_common (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p, Args &a)
 {
   for (int i = 0; i < 3; ++i) {
-    a.planes[i] = static_cast<const uint8_t *> (src.planes[i]);
-    a.pitches[i] = src.pitches[i];
+    const bool texture = src.kind == SourceKind::kTexture;
+    a.planes[i] = texture ? nullptr : static_cast<const uint8_t *> (src.planes[i]);
+    a.pitches[i] = texture ? 0 : src.pitches[i];
+    a.textures[i] = texture ? src.textures[i] : 0;
   }
   const bool bgr = src.format == PixelFormat::kBGRA || src.format == PixelFormat::kBGRx;
   a.source = src.format == PixelFormat::kNV12   ? Source::kNV12

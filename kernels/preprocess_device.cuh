@@ -58,7 +58,8 @@ struct Args {
   int tile_h;  /* output rows per block */
   const uint8_t *planes[3];
   int64_t pitches[3];
-  int rgb_byte[3]; /* packed formats: byte of R, G, B in a pixel */
+  unsigned long long textures[3]; /* SourceKind::kTexture: planes[] are null, these are read */
+  int rgb_byte[3];                /* packed formats: byte of R, G, B in a pixel */
   Colour colour;
   tensor::View dst;
   uint8_t *dst_ptr;
@@ -320,13 +321,34 @@ __device__ __forceinline__ void row_sum (const Taps &tx, Fetch fetch, float row[
   }
 }
 
-/* Fetchers: one sample's channels as floats. */
+/* Texture fetches of texel (x, y): point sampling at its centre returns it unchanged. The CPU
+ * emulation has no textures and only pitched sources. */
+template <typename T>
+__device__ __forceinline__ T texel (unsigned long long tex, int x, int y)
+{
+#ifdef PREPROCESS_EMULATE
+  (void)tex, (void)x, (void)y;
+  return T{};
+#else
+  return tex2D<T> (cudaTextureObject_t (tex), float (x) + 0.5f, float (y) + 0.5f);
+#endif
+}
+
+/* Fetchers: one sample's channels as floats, from row `row` of a pitched plane, or from row y of
+ * the plane's texture when `tex` is set (the branch is uniform over a launch). */
 struct PackedAt {
   const uint8_t *row;
-  int b0, b2;
+  unsigned long long tex;
+  int y, b0, b2;
   __device__ __forceinline__ void operator() (int x, float v[3]) const
   {
-    const uint32_t px = __ldg (reinterpret_cast<const uint32_t *> (row) + x);
+    uint32_t px;
+    if (tex) {
+      const uchar4 c = texel<uchar4> (tex, x, y);
+      px = uint32_t (c.x) | (uint32_t (c.y) << 8) | (uint32_t (c.z) << 16) | (uint32_t (c.w) << 24);
+    } else {
+      px = __ldg (reinterpret_cast<const uint32_t *> (row) + x);
+    }
     v[0] = float ((px >> (8 * b0)) & 0xffu);
     v[1] = float ((px >> 8) & 0xffu);
     v[2] = float ((px >> (8 * b2)) & 0xffu);
@@ -334,12 +356,25 @@ struct PackedAt {
 };
 struct LumaAt {
   const uint8_t *row;
-  __device__ __forceinline__ void operator() (int x, float v[1]) const { v[0] = float (__ldg (row + x)); }
+  unsigned long long tex;
+  int y;
+  __device__ __forceinline__ void operator() (int x, float v[1]) const
+  {
+    v[0] = float (tex ? texel<uchar1> (tex, x, y).x : __ldg (row + x));
+  }
 };
 struct Nv12At {
   const uint8_t *row;
+  unsigned long long tex;
+  int y;
   __device__ __forceinline__ void operator() (int x, float v[2]) const
   {
+    if (tex) {
+      const uchar2 c = texel<uchar2> (tex, x, y);
+      v[0] = float (c.x);
+      v[1] = float (c.y);
+      return;
+    }
     const uint32_t c = __ldg (reinterpret_cast<const uint16_t *> (row) + x); /* U in the low byte */
     v[0] = float (c & 0xffu);
     v[1] = float (c >> 8);
@@ -354,17 +389,22 @@ struct I420At {
   }
 };
 
+/* Row y of a plane: its pointer (null for a texture source, whose row is only y). */
+__device__ __forceinline__ const uint8_t *row_of (const Args &a, int plane, int y)
+{
+  return a.planes[plane] ? a.planes[plane] + y * a.pitches[plane] : nullptr;
+}
 __device__ __forceinline__ PackedAt packed_at (const Args &a, int y)
 {
-  return PackedAt{a.planes[0] + y * a.pitches[0], a.rgb_byte[0], a.rgb_byte[2]};
+  return PackedAt{row_of (a, 0, y), a.textures[0], y, a.rgb_byte[0], a.rgb_byte[2]};
 }
 __device__ __forceinline__ LumaAt luma_at (const Args &a, int y)
 {
-  return LumaAt{a.planes[0] + y * a.pitches[0]};
+  return LumaAt{row_of (a, 0, y), a.textures[0], y};
 }
 __device__ __forceinline__ Nv12At nv12_at (const Args &a, int y)
 {
-  return Nv12At{a.planes[1] + y * a.pitches[1]};
+  return Nv12At{row_of (a, 1, y), a.textures[1], y};
 }
 __device__ __forceinline__ I420At i420_at (const Args &a, int y)
 {
