@@ -5,10 +5,11 @@
 #   build-126   (Debian 13 root, its packages' 1.26)            -> .gpu-bundle-126   (id 126)
 #   build-1242  (Debian 13 root, /opt/gst-1.24.2 of gst-1.24.2.sh) -> .gpu-bundle-1242 (id 1242)
 # Each build present (or those GPU_BUNDLE_BUILDS="122 126 1242" names) goes into its own archive
-# .gpu-carry-ID.tar.gz (about 30-33 MiB each), and all of them into .gpu-carry.tar.gz when together
-# they fit the 64 MiB a device call carries (e.g. GPU_BUNDLE_BUILDS="122 126"); else carry one
-# build's archive per call and run .ci/gpu-host-run.sh there with GPU_HOST_BUILDS=ID. Test binaries
-# are stripped of debug info.
+# .gpu-carry-ID.tar.xz, and all of them into .gpu-carry.tar.xz when together they fit the 64 MiB a
+# device call carries; else carry one build's archive per call and run .ci/gpu-host-run.sh there
+# with GPU_HOST_BUILDS=ID. xz, not gzip: each test program holds its own copy of the kernels' GPU
+# code, and the native build packs to 56 MiB with xz, 93 MiB with gzip. Test binaries are stripped
+# of debug info.
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MAKE_BUNDLE=$SRC/.ci/make-bundle.sh
@@ -17,8 +18,8 @@ LIMIT=$((64 * 1024 * 1024))
 cd "$SRC"
 # pipelines/ and their tests: x264enc (test clip), textoverlay (pango) and pngenc/multifilesink (demo).
 # The faces demo: openh264 (its decoder where NVDEC is not), analyticsoverlay (1.26's
-# objectdetectionoverlay).
-export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile openh264 analyticsoverlay"
+# objectdetectionoverlay). The face-api suite: rawparse (rawvideoparse reads its RGBA frames).
+export GPU_BUNDLE_PLUGINS="${GPU_BUNDLE_PLUGINS:-} x264 pango png multifile openh264 analyticsoverlay rawparse"
 declare -A DIR=([122]=build [126]=build-126 [1242]=build-1242)
 declare -A BUNDLE=([122]=.gpu-bundle [126]=.gpu-bundle-126 [1242]=.gpu-bundle-1242)
 ids=()
@@ -106,23 +107,23 @@ fi
 # What the GPU suites need (object files, CPU test programs, logs, and the ONNX twins' copy that only
 # the CPU test onnx-twins reads, left out: the orin kit's copy travels).
 pack() {  # pack ARCHIVE DIR...
-  tar czf "$1" "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
+  tar cf - "${skip[@]}" --exclude='*.o' --exclude='*.a' --exclude='tests/unit-*' \
     --exclude='tests/tools/onnx-twins' --exclude='tests/models/face-api' --exclude='tests/fuzz/fuzz-*' \
     --exclude='meson-private/cmake_*' --exclude='meson-private/__CMake*' --exclude='meson-logs/*' \
-    --exclude='*.p/*.cu.o' "${@:2}"
+    --exclude='*.p/*.cu.o' "${@:2}" | xz -6 -T0 >"$1"
   local size; size=$(stat -c %s "$1")
   echo "gpu-bundle: $1 $((size / 1024 / 1024)) MiB ($size bytes)$([ "$size" -le $LIMIT ] || echo ': OVER the 64 MiB one device call carries; carry the per-build archives instead')"
 }
 all=() total=0
-rm -f .gpu-carry.tar.gz .gpu-carry-*.tar.gz
+rm -f .gpu-carry.tar.xz .gpu-carry-*.tar.xz
 for id in "${ids[@]}"; do
-  pack ".gpu-carry-$id.tar.gz" "${DIR[$id]}" "${BUNDLE[$id]}"
-  all+=("${DIR[$id]}" "${BUNDLE[$id]}") total=$((total + $(stat -c %s ".gpu-carry-$id.tar.gz")))
+  pack ".gpu-carry-$id.tar.xz" "${DIR[$id]}" "${BUNDLE[$id]}"
+  all+=("${DIR[$id]}" "${BUNDLE[$id]}") total=$((total + $(stat -c %s ".gpu-carry-$id.tar.xz")))
 done
 if [ ${#ids[@]} -gt 1 ] && [ $total -le $LIMIT ]; then
-  pack .gpu-carry.tar.gz "${all[@]}"
+  pack .gpu-carry.tar.xz "${all[@]}"
 elif [ ${#ids[@]} -gt 1 ]; then
-  echo "gpu-bundle: no .gpu-carry.tar.gz: the builds together ($((total / 1024 / 1024)) MiB) exceed the 64 MiB one device call carries; carry .gpu-carry-ID.tar.gz per call with GPU_HOST_BUILDS=ID"
+  echo "gpu-bundle: no .gpu-carry.tar.xz: the builds together ($((total / 1024 / 1024)) MiB) exceed the 64 MiB one device call carries; carry .gpu-carry-ID.tar.xz per call with GPU_HOST_BUILDS=ID"
 else
-  cp ".gpu-carry-${ids[0]}.tar.gz" .gpu-carry.tar.gz
+  cp ".gpu-carry-${ids[0]}.tar.xz" .gpu-carry.tar.xz
 fi

@@ -4,7 +4,7 @@
 # and .ci/python-bundle.sh packed for: runs pipelines/dlainfer-example.py end to end with the
 # bundled Python 3.11 and PyGObject (.gpu-python) against the native build's plugin (build/gst), its
 # typelib (build/gst/meta) and swdla (build/tests/swdla/libcudla.so.1) on the colours test model.
-# Unpacks .gpu-carry-122.tar.gz (else .gpu-carry.tar.gz) and .gpu-python.tar.gz first where present
+# Unpacks .gpu-carry-122.tar.xz (else .gpu-carry.tar.xz) and .gpu-python.tar.gz first where present
 # (GPU_HOST_UNPACKED=1: the native archive is unpacked already, as .ci/gpu-host-run.sh does). Logs
 # in OUT_DIR (default gpu-logs/), one summary line per check on stdout, exit 1 on any failure:
 #   runtime   the bundled Python starts and imports gi
@@ -28,13 +28,13 @@ pass() { echo "== python ok   $*"; }
 
 archives=(.gpu-python.tar.gz)
 if [ "${GPU_HOST_UNPACKED:-0}" != 1 ]; then
-  if [ -f .gpu-carry-122.tar.gz ]; then archives+=(.gpu-carry-122.tar.gz); else archives+=(.gpu-carry.tar.gz); fi
+  if [ -f .gpu-carry-122.tar.xz ]; then archives+=(.gpu-carry-122.tar.xz); else archives+=(.gpu-carry.tar.xz); fi
 fi
 for a in "${archives[@]}"; do
-  [ ! -f "$a" ] || tar xzf "$a" || fail "cannot unpack $a"
+  [ ! -f "$a" ] || tar xf "$a" || fail "cannot unpack $a"
 done
 if [ ! -f .gpu-bundle/env.sh ] || [ ! -f build/gst/libgstdlainfer.so ]; then
-  echo "gpu-host-python: build/ and .gpu-bundle/ missing: carry .gpu-carry-122.tar.gz (GPU_BUNDLE_BUILDS=122 bash .ci/gpu-bundle.sh)" >&2
+  echo "gpu-host-python: build/ and .gpu-bundle/ missing: carry .gpu-carry-122.tar.xz (GPU_BUNDLE_BUILDS=122 bash .ci/gpu-bundle.sh)" >&2
   exit 1
 fi
 if [ ! -x .gpu-python/bin/python3.11 ] || [ ! -f .gpu-python/env.sh ]; then

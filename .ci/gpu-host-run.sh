@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # gpu-host-run.sh [OUT_DIR] — on the GPU host, in the checkout that .ci/gpu-bundle.sh packed for:
-# unpacks what was carried (.gpu-carry.tar.gz and/or .gpu-carry-ID.tar.gz), runs the gpu suite of each
+# unpacks what was carried (.gpu-carry.tar.xz and/or .gpu-carry-ID.tar.xz), runs the gpu suite of each
 # build, benchmarks, compute-sanitizer on the kernel test and the element (native build), and leaves
 # the logs in OUT_DIR (default gpu-logs/). Summary lines go to stdout. Where .gpu-python.tar.gz was
 # carried too (.ci/python-bundle.sh), the Python example runs with it (.ci/gpu-host-python.sh).
@@ -13,8 +13,9 @@
 #   none on the 1.26 build; GPU_HOST_BENCH_1242=1 also on the 1.24.2 build (default off);
 #   GPU_HOST_TORCH=0 skips the PyTorch baseline. GPU_HOST_NO_SUITE="orin-kit" leaves out the tests of
 #   those suites (orin-kit: the kit's 2.5-minute dry run; gpu-bundle.sh then leaves its data out).
-#   GPU_HOST_SUITE=0 skips the gpu suite and GPU_HOST_SANITIZER=0 compute-sanitizer (a call for
-#   benchmarks only: suite and benchmarks together exceed the 600 s a call may run).
+#   GPU_HOST_TESTS="name ..." runs only those tests of the gpu suite. GPU_HOST_SUITE=0 skips the gpu
+#   suite and GPU_HOST_SANITIZER=0 compute-sanitizer (a call for benchmarks only: suite and
+#   benchmarks together exceed the 600 s a call may run).
 #   GPU_HOST_DEMO=0 skips the README's demo (the faces clip, per build: checked, timed, frames kept).
 #   GPU_HOST_TIMEOUT_MULTIPLIER=0.5 halves every test's timeout (a hang costs less device time). GPU_HOST_DIRECT=1 runs the tests directly from
 #   meson-info without trying `meson test` first.
@@ -39,10 +40,10 @@ declare -A NAME=([122]=native [126]=126 [1242]=1242)
 failures=()
 fail() { echo "== FAILURE: $*"; failures+=("$*"); }
 
-for a in .gpu-carry.tar.gz; do [ ! -f "$a" ] || tar xzf "$a" || fail "cannot unpack $a"; done
+for a in .gpu-carry.tar.xz; do [ ! -f "$a" ] || tar xf "$a" || fail "cannot unpack $a"; done
 for id in $BUILDS; do
   [ -n "${DIR[$id]:-}" ] || { fail "unknown build id $id in GPU_HOST_BUILDS (122, 126 or 1242)"; continue; }
-  [ ! -f ".gpu-carry-$id.tar.gz" ] || tar xzf ".gpu-carry-$id.tar.gz" || fail "cannot unpack .gpu-carry-$id.tar.gz"
+  [ ! -f ".gpu-carry-$id.tar.xz" ] || tar xf ".gpu-carry-$id.tar.xz" || fail "cannot unpack .gpu-carry-$id.tar.xz"
 done
 summary() { grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout): ' "$1" | grep -v -e ' OK ' -e RUNNING ; }
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -78,13 +79,13 @@ for id in $BUILDS; do
   [ -n "${DIR[$id]:-}" ] || continue
   b=${DIR[$id]} tag=${NAME[$id]}
   if [ ! -d "$b/meson-info" ] || [ ! -f "${BUNDLE[$id]}/env.sh" ]; then
-    fail "${LABEL[$id]}: $b or ${BUNDLE[$id]} was not carried (carry .gpu-carry-$id.tar.gz or .gpu-carry.tar.gz)"
+    fail "${LABEL[$id]}: $b or ${BUNDLE[$id]} was not carried (carry .gpu-carry-$id.tar.xz or .gpu-carry.tar.xz)"
     continue
   fi
   if [ "${GPU_HOST_SUITE:-1}" = 1 ]; then
     (
       . "${BUNDLE[$id]}/env.sh"
-      run_tests "$id" "$tag-gpu"
+      run_tests "$id" "$tag-gpu" ${GPU_HOST_TESTS:-}
       echo "== ${LABEL[$id]} gpu suite"; summary "$OUT/$tag-gpu.txt"
     )
     "$python" .ci/gpu_tests.py report "$OUT/$tag-gpu.json" "${LABEL[$id]}" || fail "${LABEL[$id]} gpu suite"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gst/publish/frame_json.h"
 
+#include <glib.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -34,12 +36,23 @@ class Writer {
     out_->push_back (c);
     first_ = false;
   }
+  /* JSON is UTF-8: a byte that is not (a label in Latin-1, a cut sequence) becomes U+FFFD, so one
+   * bad label never makes a subscriber's parser refuse the whole message. */
   void string (const std::string &s)
   {
     comma ();
     out_->push_back ('"');
-    for (const char ch : s)
-      escaped (static_cast<unsigned char> (ch));
+    const char *p = s.data (), *const end = p + s.size ();
+    while (p < end) {
+      const char *valid_end = end;
+      g_utf8_validate_len (p, gsize (end - p), &valid_end);
+      for (; p < valid_end; ++p)
+        escaped (static_cast<unsigned char> (*p));
+      if (p < end) {
+        out_->append ("\\ufffd");
+        ++p;
+      }
+    }
     out_->push_back ('"');
     first_ = false;
   }

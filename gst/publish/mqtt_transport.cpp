@@ -93,14 +93,14 @@ class MqttTransport : public Transport {
     int mid = 0;
     const int rc = mosquitto_publish (mosq_, &mid, s_.topic.c_str (), int (message.size ()), message.data (),
                                       s_.qos, false);
-    if (rc != MOSQ_ERR_SUCCESS && s_.qos > 0 && kept_for_resend (rc)) {
-      in_flight_.insert (mid);
-      down (lost_reason (rc));
-      return false;
-    }
     if (rc != MOSQ_ERR_SUCCESS) {
-      ++counts_.failed;
-      failure_ = "publishing to " + where_ + " failed: " + describe (rc);
+      if (s_.qos > 0 && kept_for_resend (rc)) {
+        in_flight_.insert (mid);
+        down (lost_reason (rc));
+      } else {
+        ++counts_.failed;
+        failure_ = "publishing to " + where_ + " failed: " + describe (rc);
+      }
       return false;
     }
     if (early_.erase (mid)) /* the library wrote (QoS 0) before we knew the mid */

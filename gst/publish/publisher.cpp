@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kPollMs = 5;
 constexpr size_t kSpareRecords = 8;
+constexpr size_t kBatch = 16;
 constexpr auto kFirstBackoff = std::chrono::milliseconds (250);
 
 }  // namespace
@@ -59,15 +60,15 @@ void Publisher::push (FrameRecord &&record)
     ++counts_.dropped_queue_full;
   }
   queue_.push_back (std::move (record));
-  counts_.queued = queue_.size ();
-  counts_.max_queued = std::max<uint64_t> (counts_.max_queued, counts_.queued);
+  counts_.queued = queue_.size () + batch_.size ();
+  counts_.max_queued = std::max<uint64_t> (counts_.max_queued, queue_.size ());
 }
 
 bool Publisher::drain (unsigned timeout_ms)
 {
   std::unique_lock<std::mutex> lock (mutex_);
   return wake_.wait_for (lock, std::chrono::milliseconds (timeout_ms), [this] {
-    return stopping_ || (queue_.empty () && counts_.in_flight == 0 && reports_.empty () && !reporting_);
+    return stopping_ || (counts_.queued == 0 && counts_.in_flight == 0 && reports_.empty () && !reporting_);
   });
 }
 
@@ -170,28 +171,35 @@ void Publisher::step_connecting (std::unique_lock<std::mutex> &lock)
   backoff_ = std::min<std::chrono::milliseconds> (backoff_ * 2, std::chrono::seconds (max_reconnect_s_));
 }
 
-/* Up: hand over what the transport has room for, then network work. */
+/* Up: takes up to kBatch records off the queue under one lock (so a push rarely finds the lock
+ * taken), hands them over without it, puts back at the front what the transport had no room for,
+ * then network work. The records being handed over still count as queued. */
 void Publisher::step_up (std::unique_lock<std::mutex> &lock)
 {
-  FrameRecord record;
-  std::string json;
   bool sent = false;
   while (transport_->up () && transport_->room () && !queue_.empty ()) {
-    record = std::move (queue_.front ());
-    queue_.pop_front ();
-    counts_.queued = queue_.size ();
+    while (batch_.size () < kBatch && !queue_.empty ()) {
+      batch_.push_back (std::move (queue_.front ()));
+      queue_.pop_front ();
+    }
     const std::string source = source_;
     lock.unlock ();
-    frame_json (record, source, &json);
-    const bool ok = transport_->send (json);
-    const std::string failure = ok ? std::string () : transport_->take_failure ();
+    size_t handed = 0;
+    for (; handed < batch_.size () && transport_->up () && transport_->room (); ++handed) {
+      frame_json (batch_[handed], source, &json_);
+      const bool ok = transport_->send (json_);
+      outcomes_.push_back (ok ? std::string () : transport_->take_failure ());
+      sent |= ok;
+    }
     lock.lock ();
-    recycle (std::move (record));
-    sent |= ok;
-    if (ok)
-      end_outage (); /* a file that takes writes again */
-    else
-      note_failure (failure);
+    for (const std::string &failure : outcomes_) {
+      if (failure.empty ())
+        end_outage (); /* a file that takes writes again */
+      else
+        note_failure (failure);
+    }
+    outcomes_.clear ();
+    put_back (handed);
   }
   lock.unlock ();
   transport_->poll (kPollMs);
@@ -200,6 +208,26 @@ void Publisher::step_up (std::unique_lock<std::mutex> &lock)
   note_failure (failure);
   if (!sent && transport_->up () && transport_->in_flight () == 0)
     wake_.wait_for (lock, std::chrono::milliseconds (kPollMs)); /* a file transport's poll returns at once */
+}
+
+/* The batch's first `handed` records to the spares, the rest back to the queue's front in order
+ * (the oldest dropped and counted where pushes filled the queue meanwhile). Under the lock. */
+void Publisher::put_back (size_t handed)
+{
+  for (size_t i = batch_.size (); i-- > handed;)
+    queue_.push_front (std::move (batch_[i]));
+  for (size_t i = 0; i < handed; ++i)
+    recycle (std::move (batch_[i]));
+  batch_.clear ();
+  while (queue_.size () > queue_size_) {
+    recycle (std::move (queue_.front ()));
+    queue_.pop_front ();
+    ++counts_.dropped_queue_full;
+  }
+  counts_.queued = queue_.size ();
+  /* What left the queue counts as published or in flight before the lock goes, so a drain never
+   * finds a record in neither. */
+  sync_counts ();
 }
 
 void Publisher::run ()
@@ -233,7 +261,7 @@ void Publisher::run ()
       reporting_ = false;
     }
     /* After the reports: a drain that returns has had every message said before it. */
-    if (queue_.empty () && counts_.in_flight == 0)
+    if (counts_.queued == 0 && counts_.in_flight == 0)
       wake_.notify_all (); /* a drain waits for this */
   }
 }

@@ -3,10 +3,11 @@
  *
  * The streaming thread only reads the frame into a FrameRecord and pushes it (a lock, a move; no
  * wake-up: the thread polls every few milliseconds). When the queue holds queue-size records the
- * oldest is dropped and counted. The publishing thread turns records into JSON and hands them to
- * the transport, reconnecting with a doubling backoff up to max-reconnect-interval; each outage
- * is reported once through the report callback, with its reason, and again when it ends. Counts
- * add up exactly: frames = published + dropped + queued + in flight. */
+ * oldest is dropped and counted. The publishing thread takes records off the queue in batches (one
+ * lock each), turns them into JSON and hands them to the transport, reconnecting with a doubling
+ * backoff up to max-reconnect-interval; each outage is reported once through the report callback,
+ * with its reason, and again when it ends. Counts add up exactly: frames = published + dropped +
+ * queued + in flight. */
 #pragma once
 
 #include <gst/gst.h>
@@ -70,16 +71,22 @@ class Publisher {
   void end_outage ();
   void sync_counts ();
   void recycle (FrameRecord &&record);
+  void put_back (size_t handed);
 
   std::unique_ptr<Transport> transport_;
   const size_t queue_size_;
   const unsigned max_reconnect_s_;
   ReportFn report_;
 
-  mutable std::mutex mutex_; /* guards all below */
+  /* The publishing thread's own. */
+  std::string json_;
+  std::vector<std::string> outcomes_; /* of each hand-over: "" or the failure, said under the lock */
+
+  mutable std::mutex mutex_; /* guards all below (the batch's records are read without it) */
   std::condition_variable wake_;
   std::deque<FrameRecord> queue_;
-  std::vector<FrameRecord> spare_;                      /* records published, for acquire () */
+  std::vector<FrameRecord> batch_; /* taken off the queue, being handed over (counted as queued) */
+  std::vector<FrameRecord> spare_; /* records published, for acquire () */
   std::vector<std::pair<Report, std::string>> reports_; /* to say once the lock is released */
   bool reporting_ = false;                              /* reports being said: a drain waits */
   std::string source_;

@@ -695,6 +695,7 @@ namespace {
  * swdla backend), and every line is valid against docs/publish.schema.json. */
 TEST_F (Objects, PublishedAsJsonLines)
 {
+  /* fakesink: an appsink nobody pulls from holds EOS back until its samples are taken. */
   gchar *tmp = g_dir_make_tmp ("dlapublish-gpu-XXXXXX", nullptr);
   ASSERT_NE (tmp, nullptr);
   const std::string dir = tmp, path = dir + "/out.jsonl";
@@ -702,7 +703,7 @@ TEST_F (Objects, PublishedAsJsonLines)
   Pipeline p ("appsrc name=src format=time caps=" + kCaps + " ! dlatrack min-hits=1" +
               " ! dlainfer name=infer inference-region=roi-list model=" + model ("colours") +
               " labels=" + labels_of ("colours") + " max-in-flight=1 reclassify-interval=2" +
-              " ! dlapublish method=file source=gpu file-path=" + path + " ! appsink name=sink sync=false");
+              " ! dlapublish method=file source=gpu file-path=" + path + " ! fakesink sync=false");
   ASSERT_TRUE (p.play ());
   for (guint64 i = 0; i < 6; ++i)
     ASSERT_TRUE (p.push (frame_with ({{int (20 + 2 * i), 40, 48, 48, 2}}, i))); /* red, moving */

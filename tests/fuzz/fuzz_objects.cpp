@@ -151,6 +151,7 @@ void publish_like_dlapublish (GstBuffer *buf)
   fuzz::check (json.size () >= 2 && json.front () == '{' && json.back () == '}',
                "the message is one JSON object");
   fuzz::check (json.find ('\n') == std::string::npos, "the message is one line");
+  fuzz::check (g_utf8_validate (json.data (), gssize (json.size ()), nullptr), "the message is UTF-8");
 }
 
 }  // namespace

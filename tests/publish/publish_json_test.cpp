@@ -88,6 +88,22 @@ TEST (PublishJson, RoiMetasAndDlaMeta)
   EXPECT_NE (j.find ("\"carried\":true,\"age\":2,\"backend\":\"swdla\""), std::string::npos) << j;
 }
 
+/* Labels that are not UTF-8 (Latin-1, a cut sequence, a lone continuation byte) still give valid
+ * JSON: each bad byte is U+FFFD, the valid text around it kept. */
+TEST (PublishJson, LabelsThatAreNotUtf8)
+{
+  GstBuffer *b = gst_buffer_new ();
+  gst_buffer_add_video_region_of_interest_meta (b, "caf\xe9", 1, 2, 3, 4);
+  gst_buffer_add_video_region_of_interest_meta (b, "\xe2\x82", 1, 2, 3, 4);
+  gst_buffer_add_video_region_of_interest_meta (b, "\x80ok\xc3\xa9", 1, 2, 3, 4);
+  const std::string j = json_of (b);
+  gst_buffer_unref (b);
+  EXPECT_TRUE (g_utf8_validate (j.data (), gssize (j.size ()), nullptr)) << j;
+  EXPECT_NE (j.find ("\"label\":\"caf\\ufffd\""), std::string::npos) << j;
+  EXPECT_NE (j.find ("\"label\":\"\\ufffd\\ufffd\""), std::string::npos) << j;
+  EXPECT_NE (j.find ("\"label\":\"\\ufffdok\xc3\xa9\""), std::string::npos) << j;
+}
+
 TEST (PublishJson, EmptyFrameAndNoVideo)
 {
   GstBuffer *b = gst_buffer_new ();

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlapublish against a real mosquitto (tests/publish/broker.h): every frame in order with QoS 1,
  * schema-valid; the broker killed and restarted mid-run (frames never stop, drops counted
- * exactly, delivery resumes); a refused connection; refused credentials; 10 000 messages/s with
- * the queue bounded; TLS with a certificate made here. Skipped without /usr/sbin/mosquitto. */
+ * exactly, delivery resumes); a QoS 1 write on a dead connection kept in flight; a refused
+ * connection; refused credentials; 10 000 messages/s with the queue bounded; TLS with a certificate
+ * made here. Skipped without /usr/sbin/mosquitto. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -20,6 +21,7 @@
 #include <thread>
 
 #include "broker.h"
+#include "gst/publish/transport.h"
 #include "publish_test_support.h"
 
 namespace {
@@ -179,6 +181,40 @@ TEST (PublishMqtt, BrokerRestart)
   EXPECT_GE (frames.size (), published);
   EXPECT_LE (frames.size (), published + lost) << lost << " lost in flight";
   EXPECT_EQ (*frames.rbegin (), 179) << "delivery resumed to the last frame";
+}
+
+/* The transport alone: once the broker is gone, a QoS 1 message whose write fails on the dead
+ * connection is kept by libmosquitto (queued before its first write) and sent again after a
+ * reconnect, so it stays in flight, never counted as failed (a count of both would let the broker
+ * deliver more than published + lost). */
+TEST (PublishMqtt, WriteOnDeadConnectionStaysInFlight)
+{
+  NEED_BROKER ();
+  Broker broker;
+  ASSERT_TRUE (broker.start ());
+  dlainfer::publish::PublishSettings s;
+  s.method = dlainfer::publish::Method::kMqtt;
+  s.topic = "fleet/dead";
+  dlainfer::publish::Endpoint e{"127.0.0.1", broker.port ()};
+  std::string error;
+  auto t = dlainfer::publish::make_mqtt_transport (s, e, {}, &error);
+  ASSERT_TRUE (t) << error;
+  ASSERT_EQ (t->connect (), "");
+  for (int i = 0; i < 500 && !t->up (); ++i)
+    t->poll (10);
+  ASSERT_TRUE (t->up ());
+  broker.stop ();
+  int sends = 0;
+  bool refused = false;
+  for (; sends < 200 && !refused; ++sends) { /* no poll: the writes find the connection dead */
+    refused = !t->send ("{}");
+    sleep_ms (5);
+  }
+  ASSERT_TRUE (refused) << "200 writes after the broker stopped all succeeded";
+  EXPECT_FALSE (t->up ()) << "a write that met the dead connection ends up ()";
+  EXPECT_NE (t->take_failure (), "");
+  EXPECT_EQ (t->counts ().failed, 0u);
+  EXPECT_EQ (t->in_flight (), uint64_t (sends)) << "every message, the refused one included, is in flight";
 }
 
 TEST (PublishMqtt, CredentialsRefused)

@@ -10,7 +10,6 @@ threshold or decided by an NMS tie excepted, prep_compare.py). Needs numpy only.
 CUDA device (gpu_gate)."""
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -18,11 +17,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from prep_compare import compare  # noqa: E402
+from prep_compare import compare, launch_detections  # noqa: E402
 
 FAMILIES = ('yolov5', 'yolov7', 'yolov8', 'ssd')
-DET = re.compile(r'detection, label=\(string\)[^,]*, class-id=\(int\)(\d+), confidence=\(float\)([\d.e+-]+), '
-                 r'x=\(int\)(-?\d+), y=\(int\)(-?\d+), width=\(int\)(\d+), height=\(int\)(\d+)')
 
 
 def detect(data, family, w, h):
@@ -31,8 +28,7 @@ def detect(data, family, w, h):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         raise RuntimeError(f'{" ".join(cmd)} failed: {r.stdout[-1500:]} {r.stderr[-1500:]}')
-    return [([float(x), float(y), float(x) + float(bw), float(y) + float(bh)], float(s), int(c))
-            for c, s, x, y, bw, bh in DET.findall(r.stdout)]
+    return launch_detections(r.stdout)
 
 
 def main():

@@ -44,6 +44,7 @@ except ImportError as e:
     sys.exit(1 if CI else 77)
 sys.path[:0] = [HERE, os.path.join(ROOT, 'tools'), os.path.join(ROOT, 'tools', 'models')]
 import prep_cases  # noqa: E402
+import prep_compare  # noqa: E402
 import prep_graphs  # noqa: E402
 from onnx_import import importer  # noqa: E402
 
@@ -200,6 +201,20 @@ def doc_lines():
         text = f.read()
     block = re.search(r'<!-- prep_test: yolov5 -->\n```\n(.*?)```', text, re.S)
     return block.group(1).splitlines() if block else None
+
+
+def test_launch_messages():
+    """prep-gpu reads dladetect's boxes from gst-launch -m: 1.22 prints nested structures escaped,
+    later versions may bracket them."""
+    det = ('detection, label=(string)class_2, class-id=(int)2, confidence=(float)0.95499998331069946, '
+           'x=(int){x}, y=(int)-3, width=(int)13, height=(int)20')
+    for form, wrap in (('escaped', lambda t: '"' + ''.join('\\' + c if c in ',= ()' else c for c in t) + ';"'),
+                       ('bracketed', lambda t: '[' + t + ']')):
+        line = ('Got message #9 from element "dladetect0" (element): dladetect-result, dla-core=(int)0, '
+                'detections=(structure)< ' + ', '.join(wrap(det.format(x=x)) for x in (40, 7)) + ' >;')
+        got = prep_compare.launch_detections(line)
+        check([g[0] for g in got] == [[40, -3, 53, 17], [7, -3, 20, 17]] and all(g[2] == 2 for g in got)
+              and abs(got[0][1] - 0.955) < 1e-6, f'{form} dladetect-result: {got}')
 
 
 def test_lines(work):
@@ -359,6 +374,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for family in ('yolov5', 'yolov7', 'yolov8', 'ssd', 'classifier'):
             test_family(args, work, family, have_ort)
+        test_launch_messages()
         test_lines(work)
         test_refusals(work)
         test_face_api(args, work)
