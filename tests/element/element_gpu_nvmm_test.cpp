@@ -123,6 +123,7 @@ struct Case {
   const char *format;
   int w, h;
   const char *model, *resize;
+  const char *extra = ""; /* more properties: an INT8 input's scale */
 };
 
 /* The same frames via NVMM (block-linear and pitch-linear) and via CUDA memory: the DLA reads
@@ -134,14 +135,15 @@ TEST_F (Nvmm, SameInputTensorsAndResultsAsCudaMemory)
       {"NV12", 160, 90, "readout", "stretch"},
       {"NV12", 101, 57, "readout", "letterbox"},
       {"RGBA", 101, 57, "readout", "center-crop"},
-      {"NV12", 320, 180, "colours-int8-chw32", "letterbox"},
-      {"RGBA", 64, 48, "colours-int8-chw32", "stretch"},
+      {"NV12", 320, 180, "colours-int8-chw32", "letterbox", " input-scale=0.0078740157"},
+      {"RGBA", 64, 48, "colours-int8-chw32", "stretch", " input-scale=0.0078740157"},
   };
   gchar *root = g_dir_make_tmp ("dlainfer-nvmm-XXXXXX", nullptr);
   ASSERT_NE (root, nullptr);
   int n = 0;
   for (const Case &c : cases) {
-    const std::string props = "model=" + model (c.model) + " resize-mode=" + c.resize + " " + kRawScores;
+    const std::string props =
+        "model=" + model (c.model) + " resize-mode=" + c.resize + c.extra + " " + kRawScores;
     const std::string what = std::string (c.format) + " " + std::to_string (c.w) + "x" +
                              std::to_string (c.h) + " " + c.model + " " + c.resize;
     const std::string base = std::string (root) + "/" + std::to_string (n++);
