@@ -6,7 +6,7 @@
 # checks for a CUDA device (one line and exit 3 without one: first, in seconds, whether there is an
 # NVIDIA GPU and a loaded driver at all; after the build, CUDA itself), then runs one of three demos.
 #
-# DEMO=faces (not yet run on a GPU: the default once it has): a clip made from face-api's sample photographs (pans and zooms, faces
+# Default, DEMO=faces: a clip made from face-api's sample photographs (pans and zooms, faces
 # entering and leaving; tools/models/face_api_prepare.py makes it, converts face-api's networks and
 # runs face-api itself in Node on every decoded frame, once, into FACES_DIR), then
 # pipelines/faces-demo.cpp:
@@ -19,9 +19,10 @@
 # clip drawn in build/faces-demo.mp4, then pipelines/faces-check.py: every confirmed track's
 # expression must be face-api's majority expression over the track's frames (exit 1 if not).
 #
-# Default, DEMO=colours: videotestsrc (8 solid colours, cycling) ! NV12 ! cudaupload ! dlainfer (the
-# `colours` model) ! cudadownload ! textoverlay ! pngenc (pipelines/demo.cpp): one line per frame,
-# the first frame of each colour as a PNG, every label checked against the colour painted.
+# DEMO=colours (and whenever MODEL is set): videotestsrc (8 solid colours, cycling) ! NV12
+# ! cudaupload ! dlainfer (the `colours` model) ! cudadownload ! textoverlay ! pngenc
+# (pipelines/demo.cpp): one line per frame, the first frame of each colour as a PNG, every label
+# checked against the colour painted.
 # On a Jetson, with a loadable:  sudo MODEL=net.loadable LABELS=labels.txt bash pipelines/demo.sh
 # runs that demo on the real DLA through JetPack's libcudla.so.1 (optional MEAN="<...>" STD="<...>"
 # DLA_CORE=1 for the model's normalisation and the second core).
@@ -39,12 +40,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=$(realpath -m "${BUILD_DIR:-build}")
-demo=${DEMO:-colours}
+demo=${DEMO:-faces}
 [ "${OBJECTS:-0}" != 1 ] || demo=objects
 [ -z "${MODEL:-}" ] || [ "$demo" = objects ] || demo=colours
 case $demo in
   faces | colours | objects) ;;
-  *) echo "demo: DEMO=$demo is none of colours (the default), faces, objects"; exit 2 ;;
+  *) echo "demo: DEMO=$demo is none of faces (the default), colours, objects"; exit 2 ;;
 esac
 FACES_DIR=$(realpath -m "${FACES_DIR:-$BUILD/faces-demo}")
 

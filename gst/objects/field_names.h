@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: names of the fields of the structures written per object (object_output.cpp), made
+/* gst-dlainfer: names of the fields of the structures written and read per object, made
  * once in the form this GStreamer keys fields by: a GQuark before 1.26, a GstIdStr from 1.26 on,
  * where the quark calls are deprecated wrappers that turn the quark into a GstIdStr on every call
  * (a string lookup and a length per field, per object). The strings named must live for ever
@@ -32,6 +32,16 @@ inline void take (GstStructure *s, const Name &field, GValue *v)
 {
   gst_structure_id_str_take_value (s, &field, v);
 }
+
+inline const GValue *value (const GstStructure *s, const Name &field)
+{
+  return gst_structure_id_str_get_value (s, &field);
+}
+
+inline bool has_name (const GstStructure *s, const Name &n)
+{
+  return gst_id_str_is_equal (gst_structure_get_name_id_str (s), &n);
+}
 #else
 using Name = GQuark;
 
@@ -48,6 +58,16 @@ inline GstStructure *new_structure (Name n)
 inline void take (GstStructure *s, Name field, GValue *v)
 {
   gst_structure_id_take_value (s, field, v);
+}
+
+inline const GValue *value (const GstStructure *s, Name field)
+{
+  return gst_structure_id_get_value (s, field);
+}
+
+inline bool has_name (const GstStructure *s, Name n)
+{
+  return gst_structure_get_name_id (s) == n;
 }
 #endif
 

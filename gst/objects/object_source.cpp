@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 
+#include "gst/objects/field_names.h"
 #include "gst/objects/object_source.h"
 
 #if defined(HAVE_GST_ANALYTICS) && GST_CHECK_VERSION(1, 24, 0)
@@ -18,15 +19,40 @@ namespace objects {
 
 namespace {
 
-bool roi_tracking_id (GstVideoRegionOfInterestMeta *roi, guint64 *id)
+using field_names::has_name;
+using field_names::Name;
+using field_names::value;
+
+struct RoiNames {
+  Name detection, confidence, object_id, id;
+};
+
+/* Made once: a per-object lookup by string takes GLib's global quark lock per field. */
+const RoiNames &roi_names ()
 {
-  const GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "object_id");
-  gint v = 0;
-  if (s && gst_structure_get_int (s, "id", &v) && v >= 0) {
-    *id = guint64 (v);
-    return true;
-  }
-  return false;
+  using field_names::name;
+  static const RoiNames n{name ("detection"), name ("confidence"), name ("object_id"), name ("id")};
+  return n;
+}
+
+/* The first parameter structure named `n` (as gst_video_region_of_interest_meta_get_param). */
+const GstStructure *roi_param (const GstVideoRegionOfInterestMeta *roi, const Name &n)
+{
+  for (const GList *l = roi->params; l; l = l->next)
+    if (has_name (static_cast<const GstStructure *> (l->data), n))
+      return static_cast<const GstStructure *> (l->data);
+  return nullptr;
+}
+
+/* gvatrack's object_id parameter: an int "id", not negative. */
+bool roi_tracking_id (const GstVideoRegionOfInterestMeta *roi, guint64 *id)
+{
+  const GstStructure *s = roi_param (roi, roi_names ().object_id);
+  const GValue *v = s ? value (s, roi_names ().id) : nullptr;
+  if (!v || G_VALUE_TYPE (v) != G_TYPE_INT || g_value_get_int (v) < 0)
+    return false;
+  *id = guint64 (g_value_get_int (v));
+  return true;
 }
 
 std::vector<GstVideoRegionOfInterestMeta *> roi_metas (GstBuffer *buffer)
@@ -50,11 +76,11 @@ DetectedObject object_from_roi (GstVideoRegionOfInterestMeta *roi)
   o.box = {int64_t (roi->x), int64_t (roi->y), int64_t (roi->w), int64_t (roi->h)};
   o.label = roi->roi_type;
   o.tracked = roi_tracking_id (roi, &o.tracking_id);
-  const GstStructure *det = gst_video_region_of_interest_meta_get_param (roi, "detection");
-  gdouble conf = 0.0;
-  if (det && gst_structure_get_double (det, "confidence", &conf)) {
+  const GstStructure *det = roi_param (roi, roi_names ().detection);
+  const GValue *conf = det ? value (det, roi_names ().confidence) : nullptr;
+  if (conf && G_VALUE_TYPE (conf) == G_TYPE_DOUBLE) {
     o.has_confidence = true;
-    o.confidence = float (conf);
+    o.confidence = float (g_value_get_double (conf));
   }
   o.write_back.roi = roi;
   return o;

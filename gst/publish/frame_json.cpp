@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 namespace dlainfer {
 namespace publish {
@@ -38,7 +39,7 @@ class Writer {
   }
   /* JSON is UTF-8: a byte that is not (a label in Latin-1, a cut sequence) becomes U+FFFD, so one
    * bad label never makes a subscriber's parser refuse the whole message. */
-  void string (const std::string &s)
+  void string (std::string_view s)
   {
     comma ();
     out_->push_back ('"');
@@ -106,7 +107,7 @@ class Writer {
   bool first_ = true;
 };
 
-void classes (Writer &w, const ClassRecord *list, size_t n)
+void classes (Writer &w, const ClassRecord *list, size_t n, const FrameRecord &f)
 {
   w.key ("classification");
   w.open ('[');
@@ -114,9 +115,9 @@ void classes (Writer &w, const ClassRecord *list, size_t n)
     const ClassRecord &c = *c_it;
     w.open ('{');
     w.key ("name");
-    w.string (c.name);
+    w.string (f.str (c.name));
     w.key ("label");
-    w.string (c.label);
+    w.string (f.str (c.label));
     if (c.label_id >= 0) {
       w.key ("label_id");
       w.integer (c.label_id);
@@ -131,7 +132,7 @@ void classes (Writer &w, const ClassRecord *list, size_t n)
     }
     if (!c.backend.empty ()) {
       w.key ("backend");
-      w.string (c.backend);
+      w.string (f.str (c.backend));
     }
     w.close ('}');
   }
@@ -146,7 +147,7 @@ void detection (Writer &w, const ObjectRecord &o, const FrameRecord &f)
   w.open ('{');
   if (!o.label.empty ()) {
     w.key ("label");
-    w.string (o.label);
+    w.string (f.str (o.label));
   }
   if (o.label_id >= 0) {
     w.key ("label_id");
@@ -189,7 +190,7 @@ void object (Writer &w, const ObjectRecord &o, const FrameRecord &f)
     w.integer (o.tracking_id);
   }
   detection (w, o, f);
-  classes (w, f.object_classes.data () + o.first_class, o.n_classes);
+  classes (w, f.object_classes.data () + o.first_class, o.n_classes, f);
   w.close ('}');
 }
 
@@ -217,7 +218,7 @@ void frame_json (const FrameRecord &record, const std::string &source, std::stri
     w.integer (record.height);
     w.close ('}');
   }
-  classes (w, record.classes.data (), record.classes.size ());
+  classes (w, record.classes.data (), record.classes.size (), record);
   w.key ("objects");
   w.open ('[');
   for (const ObjectRecord &o : record.objects)

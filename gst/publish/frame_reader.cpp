@@ -17,105 +17,98 @@ namespace dlainfer {
 namespace publish {
 namespace {
 
+using objects::field_names::has_name;
 using objects::field_names::Name;
+using objects::field_names::value; /* a field by its name made once: no quark lookup per field */
 
 struct Fields {
-  GQuark detection, object_id;
+  Name detection, object_id;
   Name label, label_id, confidence, carried, age, backend;
 };
 
 const Fields &fields ()
 {
   using objects::field_names::name;
-  static const Fields f{g_quark_from_static_string ("detection"),
-                        g_quark_from_static_string ("object_id"),
-                        name ("label"),
-                        name ("label_id"),
-                        name ("confidence"),
-                        name ("carried"),
-                        name ("age"),
-                        name ("backend")};
+  static const Fields f{name ("detection"),  name ("object_id"), name ("label"), name ("label_id"),
+                        name ("confidence"), name ("carried"),   name ("age"),   name ("backend")};
   return f;
 }
 
-/* A field by its name made once (no quark lookup per field). */
-const GValue *field (const GstStructure *s, const Name &n)
-{
-#if GST_CHECK_VERSION(1, 26, 0)
-  return gst_structure_id_str_get_value (s, &n);
-#else
-  return gst_structure_id_get_value (s, n);
-#endif
-}
-
+/* By exact type: these fundamental types have no subtypes, and G_VALUE_HOLDS_* calls into GObject
+ * whenever the first type it tries is not the value's. */
 const char *string_of (const GValue *v)
 {
-  return v && G_VALUE_HOLDS_STRING (v) ? g_value_get_string (v) : nullptr;
+  return v && G_VALUE_TYPE (v) == G_TYPE_STRING ? g_value_get_string (v) : nullptr;
 }
 
 bool int_of (const GValue *v, int32_t *out)
 {
-  if (v && G_VALUE_HOLDS_INT (v)) {
-    *out = g_value_get_int (v);
-    return true;
+  switch (v ? G_VALUE_TYPE (v) : G_TYPE_INVALID) {
+    case G_TYPE_INT:
+      *out = g_value_get_int (v);
+      return true;
+    case G_TYPE_UINT:
+      *out = int32_t (g_value_get_uint (v));
+      return true;
+    default:
+      return false;
   }
-  if (v && G_VALUE_HOLDS_UINT (v)) {
-    *out = int32_t (g_value_get_uint (v));
-    return true;
-  }
-  return false;
 }
 
 bool number_of (const GValue *v, float *out)
 {
-  if (v && G_VALUE_HOLDS_DOUBLE (v))
-    *out = float (g_value_get_double (v));
-  else if (v && G_VALUE_HOLDS_FLOAT (v))
-    *out = g_value_get_float (v);
-  else
-    return false;
-  return true;
+  switch (v ? G_VALUE_TYPE (v) : G_TYPE_INVALID) {
+    case G_TYPE_DOUBLE:
+      *out = float (g_value_get_double (v));
+      return true;
+    case G_TYPE_FLOAT:
+      *out = g_value_get_float (v);
+      return true;
+    default:
+      return false;
+  }
 }
 
-/* A ROI parameter structure as a classification: it has a label and a confidence. */
-bool class_from_param (const GstStructure *s, ClassRecord *c)
+/* A ROI parameter structure as a classification: it has a label and a confidence. Its strings go
+ * to the record's text. */
+bool class_from_param (const GstStructure *s, ClassRecord *c, FrameRecord *record)
 {
   const Fields &f = fields ();
-  const char *label = string_of (field (s, f.label));
-  if (!label || !number_of (field (s, f.confidence), &c->confidence))
+  const char *label = string_of (value (s, f.label));
+  if (!label || !number_of (value (s, f.confidence), &c->confidence))
     return false;
-  c->name = gst_structure_get_name (s);
-  c->label = label;
-  int_of (field (s, f.label_id), &c->label_id);
-  const GValue *carried = field (s, f.carried);
-  if (carried && G_VALUE_HOLDS_BOOLEAN (carried)) {
+  c->name = record->add (gst_structure_get_name (s));
+  c->label = record->add (label);
+  int_of (value (s, f.label_id), &c->label_id);
+  const GValue *carried = value (s, f.carried);
+  if (carried && G_VALUE_TYPE (carried) == G_TYPE_BOOLEAN) {
     c->has_carried = true;
     c->carried = g_value_get_boolean (carried);
     int32_t age = 0;
-    if (int_of (field (s, f.age), &age))
+    if (int_of (value (s, f.age), &age))
       c->age = uint32_t (age);
   }
-  if (const char *backend = string_of (field (s, f.backend)))
-    c->backend = backend;
+  if (const char *backend = string_of (value (s, f.backend)))
+    c->backend = record->add (backend);
   return true;
 }
 
-/* The ROI meta's classifications (appended to *classes), and the detection's label_id (DL
- * Streamer's "detection"). */
-void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, std::vector<ClassRecord> *classes)
+/* The ROI meta's classifications (appended to the record's object_classes), and the detection's
+ * label_id (DL Streamer's "detection"). */
+void read_roi_params (GstVideoRegionOfInterestMeta *roi, ObjectRecord *o, FrameRecord *record)
 {
   const Fields &f = fields ();
+  std::vector<ClassRecord> *classes = &record->object_classes;
   for (GList *l = roi->params; l; l = l->next) {
     const GstStructure *s = static_cast<const GstStructure *> (l->data);
-    const GQuark name = gst_structure_get_name_id (s);
-    if (name == f.detection) {
-      int_of (field (s, f.label_id), &o->label_id);
+    if (has_name (s, f.detection)) {
+      int_of (value (s, f.label_id), &o->label_id);
       continue;
     }
-    if (name == f.object_id)
+    if (has_name (s, f.object_id))
       continue;
     classes->emplace_back ();
-    if (class_from_param (s, &classes->back ()))
+    if (class_from_param (s, &classes->back (), record))
       ++o->n_classes;
     else
       classes->pop_back ();
@@ -136,14 +129,14 @@ void read_dla_metas (GstBuffer *buffer, FrameRecord *record)
       continue; /* nothing passed the threshold on this frame */
     const gchar *element = gst_dla_classification_meta_get_element_name (meta);
     const gchar *backend = gst_dla_classification_meta_get_backend (meta);
-    c.name = element ? element : "";
-    c.label = label ? label : "";
+    c.name = record->add (element);
+    c.label = record->add (label);
     c.label_id = class_id;
     c.confidence = confidence;
     c.has_carried = true;
     c.carried = gst_dla_classification_meta_get_carried (meta);
     c.age = gst_dla_classification_meta_get_age (meta);
-    c.backend = backend ? backend : "";
+    c.backend = record->add (backend);
     record->classes.push_back (std::move (c));
   }
 }
@@ -157,19 +150,19 @@ void add_object (const objects::DetectedObject &d, FrameRecord *record)
   o.w = d.box.width;
   o.h = d.box.height;
   if (d.label)
-    o.label = g_quark_to_string (d.label);
+    o.label = record->add (g_quark_to_string (d.label));
   o.has_confidence = d.has_confidence;
   o.confidence = d.confidence;
   o.tracked = d.tracked;
   o.tracking_id = d.tracking_id;
   o.first_class = uint32_t (record->object_classes.size ());
   if (d.write_back.roi)
-    read_roi_params (d.write_back.roi, &o, &record->object_classes);
+    read_roi_params (d.write_back.roi, &o, record);
 }
 
 #ifdef HAVE_GST_ANALYTICS
-/* A ClsMtd's best class. */
-ClassRecord class_from_cls (GstAnalyticsClsMtd *cls)
+/* A ClsMtd's best class (its label to the record's text). */
+ClassRecord class_from_cls (GstAnalyticsClsMtd *cls, FrameRecord *record)
 {
   ClassRecord c;
   const gsize n = gst_analytics_cls_mtd_get_length (cls);
@@ -182,7 +175,7 @@ ClassRecord class_from_cls (GstAnalyticsClsMtd *cls)
   }
   if (c.label_id >= 0) {
     const GQuark q = gst_analytics_cls_mtd_get_quark (cls, gsize (c.label_id));
-    c.label = q ? g_quark_to_string (q) : "";
+    c.label = record->add (q ? g_quark_to_string (q) : "");
   }
   return c;
 }
@@ -209,7 +202,7 @@ void read_cls_mtds (GstBuffer *buffer, const objects::CollectedObjects &found, F
         &state, &cls)) {
       attached.push_back (cls.id);
       if (!from_roi)
-        moved.push_back ({uint32_t (i), class_from_cls (&cls)});
+        moved.push_back ({uint32_t (i), class_from_cls (&cls, record)});
     }
   }
   for (auto &m : moved) { /* objects without ROI results have none in object_classes yet */
@@ -227,7 +220,7 @@ void read_cls_mtds (GstBuffer *buffer, const objects::CollectedObjects &found, F
   GstAnalyticsClsMtd cls;
   while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_cls_mtd_get_mtd_type (), &cls)) {
     if (std::find (attached.begin (), attached.end (), cls.id) == attached.end ())
-      record->classes.push_back (class_from_cls (&cls));
+      record->classes.push_back (class_from_cls (&cls, record));
   }
 }
 #else
@@ -241,6 +234,7 @@ void read_frame (GstBuffer *buffer, objects::CollectedObjects *scratch, FrameRec
   record->classes.clear ();
   record->objects.clear ();
   record->object_classes.clear ();
+  record->text.clear ();
   record->timestamp = GST_BUFFER_PTS_IS_VALID (buffer) ? int64_t (GST_BUFFER_PTS (buffer)) : -1;
   *scratch = objects::collect_objects (buffer);
   if (scratch->origin == objects::ObjectOrigin::kAnalytics) {

@@ -6,34 +6,44 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dlainfer {
 namespace publish {
 
+/* A string of the record: `len` bytes at `at` in FrameRecord::text. One buffer instead of a string
+ * object per field keeps a frame's record to a few cache lines, which the publishing thread's core
+ * reads and the streaming thread's core then writes again (the hand-off's cost). */
+struct Text {
+  uint32_t at = 0, len = 0;
+  bool empty () const { return len == 0; }
+};
+
 /* One classifier's result: the whole frame's (a dlainfer meta or a ClsMtd related to nothing) or
  * an object's (a ROI parameter structure or a ClsMtd related to its ODMtd). */
 struct ClassRecord {
-  std::string name;  /* the producing element or ROI attribute ("" unknown) */
-  std::string label; /* the top-1 class */
+  Text name;  /* the producing element or ROI attribute ("" unknown) */
+  Text label; /* the top-1 class */
+  Text backend;
   int32_t label_id = -1;
   float confidence = 0.0f;
+  uint32_t age = 0;
   bool has_carried = false; /* carried/age/backend come from dlainfer's own metas only */
   bool carried = false;
-  uint32_t age = 0;
-  std::string backend;
 };
 
 struct ObjectRecord {
   int64_t x = 0, y = 0, w = 0, h = 0; /* frame pixels */
-  std::string label;                  /* the detector's ("" none) */
-  int32_t label_id = -1;
-  bool has_confidence = false;
-  float confidence = 0.0f;
-  bool tracked = false;
   uint64_t tracking_id = 0;
+  Text label; /* the detector's ("" none) */
+  int32_t label_id = -1;
+  float confidence = 0.0f;
   uint32_t first_class = 0, n_classes = 0; /* in FrameRecord::object_classes */
+  bool has_confidence = false;
+  bool tracked = false;
 };
 
 struct FrameRecord {
@@ -43,6 +53,15 @@ struct FrameRecord {
   std::vector<ClassRecord> classes;        /* the whole frame's */
   std::vector<ObjectRecord> objects;       /* in the metas' order */
   std::vector<ClassRecord> object_classes; /* every object's, object after object: one allocation */
+  std::string text;                        /* every Text's bytes, one after another */
+
+  Text add (const char *s)
+  {
+    const Text t{uint32_t (text.size ()), uint32_t (s ? std::strlen (s) : 0)};
+    text.append (s ? s : "", t.len);
+    return t;
+  }
+  std::string_view str (Text t) const { return std::string_view (text).substr (t.at, t.len); }
 };
 
 }  // namespace publish

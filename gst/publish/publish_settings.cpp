@@ -141,9 +141,10 @@ std::string check_settings (const PublishSettings &s, Endpoint *endpoint, Creden
     e = "tls-cert-file and tls-key-file need tls-ca-file (the CA that signed the broker's certificate)";
   if (e.empty () && s.tls_cert_file.empty () != s.tls_key_file.empty ())
     e = "a client certificate needs both tls-cert-file and tls-key-file: set the other one";
-  for (const auto &f :
-       {std::make_pair ("tls-ca-file", &s.tls_ca_file), std::make_pair ("tls-cert-file", &s.tls_cert_file),
-        std::make_pair ("tls-key-file", &s.tls_key_file)})
+  const std::pair<const char *, const std::string *> files[] = {{"tls-ca-file", &s.tls_ca_file},
+                                                                {"tls-cert-file", &s.tls_cert_file},
+                                                                {"tls-key-file", &s.tls_key_file}};
+  for (const auto &f : files)
     if (e.empty ())
       e = readable (f.first, *f.second);
   if (e.empty () && !s.credentials_file.empty ())

@@ -43,9 +43,15 @@ Publisher::~Publisher ()
 FrameRecord Publisher::acquire ()
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  if (spare_.empty ())
-    return FrameRecord ();
-  FrameRecord r = std::move (spare_.back ());
+  FrameRecord r;
+  if (spare_.empty ()) { /* sized like the last frame's: one allocation per vector, not a doubling series */
+    r.classes.reserve (last_sizes_.classes);
+    r.objects.reserve (last_sizes_.objects);
+    r.object_classes.reserve (last_sizes_.object_classes);
+    r.text.reserve (last_sizes_.text);
+    return r;
+  }
+  r = std::move (spare_.back ());
   spare_.pop_back ();
   return r;
 }
@@ -54,6 +60,8 @@ void Publisher::push (FrameRecord &&record)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   record.frame = counts_.frames++;
+  last_sizes_ = {record.classes.size (), record.objects.size (), record.object_classes.size (),
+                 record.text.size ()};
   if (queue_.size () >= queue_size_) {
     recycle (std::move (queue_.front ()));
     queue_.pop_front ();

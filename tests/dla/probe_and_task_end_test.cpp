@@ -115,9 +115,11 @@ TEST (TaskEnd, OtherFailuresAreNeitherFatalNorTimeouts)
   EXPECT_EQ (dla::classify_task_end (cudaSuccess, cudlaSuccess, dla::kCudaErrorExternalDevice),
              dla::TaskEnd::kDone);
   EXPECT_EQ (dla::classify_task_end (cudaSuccess, cudlaErrorDlaErrInvalidInput, 0), dla::TaskEnd::kFailed);
-  for (int err = 1; err < 1000; ++err)
-    if (err != dla::kCudaErrorExternalDevice)
+  for (int err = 1; err < 1000; ++err) {
+    if (err != dla::kCudaErrorExternalDevice) {
       EXPECT_NE (dla::classify_task_end (err, cudlaSuccess, 0), dla::TaskEnd::kFatal) << err;
+    }
+  }
   EXPECT_EQ (dla::classify_task_end (cudaErrorLaunchFailure, cudlaErrorDlaErrEngineTimeout, 0),
              dla::TaskEnd::kFailed);
   EXPECT_FALSE (dla::process_poisoned ()) << "classifying poisons nothing";

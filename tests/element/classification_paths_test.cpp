@@ -86,11 +86,12 @@ void expect_paths_agree (Layout l, ElemType t, float output_scale, postprocess::
   const std::vector<uint8_t> data = random_output (info.view, rng);
   std::vector<float> dense (static_cast<size_t> (kClasses));
   depad::depad (plans[0].view, data.data (), plans[0].int8_scale, plans[0].type, dense.data ());
-  if (t == ElemType::kInt8) /* the de-padded values are the dequantised ones, q * output-scale */
+  if (t == ElemType::kInt8) { /* the de-padded values are the dequantised ones, q * output-scale */
     for (int c = 0; c < kClasses; ++c)
       ASSERT_EQ (dense[size_t (c)],
                  float (int8_t (data[size_t (info.view.offset (0, c, 0, 0))])) * output_scale)
           << "class " << c;
+  }
 
   std::vector<std::string> labels;
   for (int c = 0; c < kClasses; ++c)

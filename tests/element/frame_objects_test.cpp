@@ -604,9 +604,11 @@ void expect_own_results (const std::vector<int> &order, const std::vector<bool> 
   /* What the cache keeps for the next frame is each tracked object's own result too. */
   FrameObjects frame3;
   run_frame (false, &frame3);
-  for (const FrameObject &o : frame3.objects)
-    if (!o.classify)
+  for (const FrameObject &o : frame3.objects) {
+    if (!o.classify) {
       EXPECT_EQ (o.result.best ().class_id, object_of_box (o.box)) << "cached for another object";
+    }
+  }
 }
 
 TEST (FrameObjects, EachObjectGetsItsOwnResultInEveryOrder)

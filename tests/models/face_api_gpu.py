@@ -9,6 +9,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'common'))
+import launch_messages  # noqa: E402
+
 CACHE = '/var/cache/gst-dlainfer/face-api'
 
 
@@ -57,11 +60,8 @@ def launch(elements, timeout=180):
 
 
 def detections(stdout):
-    """dladetect-result messages: [(score, [x, y, w, h])] in frame pixels. The nested structures come
-    escaped: their backslashes are dropped."""
-    return [(float(d[0]), [float(v) for v in d[1:]]) for d in re.findall(
-        r'detection, label=\(string\)[^,]*, class-id=\(int\)\d+, confidence=\(float\)([\d.e+-]+), '
-        r'x=\(int\)(-?\d+), y=\(int\)(-?\d+), width=\(int\)(\d+), height=\(int\)(\d+)', stdout.replace('\\', ''))]
+    """dladetect-result messages: [(score, [x, y, w, h])] in frame pixels."""
+    return [(s, [x, y, w, h]) for _, s, x, y, w, h in launch_messages.detections(stdout)]
 
 
 def objects(stdout):

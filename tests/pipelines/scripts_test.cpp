@@ -469,7 +469,7 @@ TEST (DemoFaces, UnknownDemoIsRefusedInOneLine)
   const Outcome r = demo_probe (tmp, {{"DEMO", "fireworks"}});
   EXPECT_EQ (r.status, 2) << r.out;
   ASSERT_EQ (lines_of (r.out).size (), 1u) << r.out;
-  EXPECT_NE (r.out.find ("DEMO=fireworks is none of colours (the default), faces, objects"),
+  EXPECT_NE (r.out.find ("DEMO=fireworks is none of faces (the default), colours, objects"),
              std::string::npos)
       << r.out;
 }
@@ -496,7 +496,7 @@ Outcome faces_demo (const TempDir &tmp, const std::string &results,
                   "echo 'faces summary: 3 of 3 frames, 99.0 fps'\n",
               true);
   std::vector<std::pair<std::string, std::string>> env = {
-      {"DEMO", "faces"}, {"DEMO_SKIP_SETUP", "1"}, {"FACES_DIR", tmp / "faces"}};
+      {"DEMO_SKIP_SETUP", "1"}, {"FACES_DIR", tmp / "faces"}}; /* no DEMO: faces is the default */
   env.insert (env.end (), more.begin (), more.end ());
   return demo_probe (tmp, env);
 }

@@ -3,23 +3,20 @@
 per-class greedy NMS the expectations use (dladetect's rule: a box is suppressed by a kept box of
 its class with IoU > 0.45), the comparison with its FP16 tolerances, and the detections of what
 `gst-launch-1.0 -m` printed."""
-import re
+import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+import launch_messages  # noqa: E402
 
 IOU, MAX_DETECTIONS = 0.45, 1024
 
 
-_LAUNCH_DETECTION = re.compile(
-    r'detection, label=\(string\)[^,]*, class-id=\(int\)(\d+), confidence=\(float\)([\d.e+-]+), '
-    r'x=\(int\)(-?\d+), y=\(int\)(-?\d+), width=\(int\)(\d+), height=\(int\)(\d+)')
-
-
 def launch_detections(stdout):
-    """dladetect-result messages as gst-launch-1.0 -m prints them: [([x0, y0, x1, y1], score, class)].
-    GStreamer 1.22 prints the nested structures quoted and escaped: the backslashes are dropped."""
-    return [([float(x), float(y), float(x) + float(w), float(y) + float(h)], float(s), int(c))
-            for c, s, x, y, w, h in _LAUNCH_DETECTION.findall(stdout.replace('\\', ''))]
+    """dladetect-result messages as gst-launch-1.0 -m prints them: [([x0, y0, x1, y1], score, class)]."""
+    return [([x, y, x + w, y + h], s, c) for c, s, x, y, w, h in launch_messages.detections(stdout)]
 
 
 def iou(a, b):

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* dlatrack's tracker (gst/track/tracker.h) on synthetic trajectories with hand-computed ids: a box
  * at constant velocity through gaps shorter and longer than max-age, two crossing boxes, a flicker
- * below min-hits, labels, the cap, ids never reused, flat memory over 100 000 frames. */
+ * below min-hits, labels, the cap, ids never reused, flat memory over 100 000 frames, and a scene of
+ * eight objects whose id switches and fragmentations are counted against the ground truth. */
 #include "gst/track/tracker.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,80 @@ TEST (Tracker, CrossingBoxesKeepTheirIds)
     EXPECT_EQ (s.out[1].id, b) << "frame " << f;
   }
   EXPECT_EQ (t.counts ().started, 2u);
+}
+
+/* One ground-truth object of a synthetic scene: a 30 px box at constant velocity, seen by the
+ * detector from frame `from` to frame `to` (exclusive) except for the frames of its gap. */
+struct Truth {
+  double x, y, vx, vy;
+  int from, to, gap_from = -1, gap = 0;
+  bool seen (int f) const { return f >= from && f < to && !(f >= gap_from && f < gap_from + gap); }
+};
+
+struct SceneCounts {
+  int switches = 0;  /* a truth's id changed from one confirmed id to another */
+  int fragments = 0; /* a truth's confirmed id was lost (a miss or no id) and it was tracked again */
+  int shared = 0;    /* frames on which two truths had the same id */
+};
+
+/* MOT's definitions on the tracker's per-detection ids, every truth followed through the frames. */
+SceneCounts track_scene (const std::vector<Truth> &scene, int frames, Tracker &t)
+{
+  SceneCounts c;
+  std::vector<uint64_t> last (scene.size (), 0);
+  std::vector<bool> lost (scene.size (), false);
+  for (int f = 0; f < frames; ++f) {
+    std::vector<Detection> dets;
+    std::vector<size_t> who;
+    for (size_t g = 0; g < scene.size (); ++g)
+      if (scene[g].seen (f)) {
+        dets.push_back (box (scene[g].x + scene[g].vx * f, scene[g].y + scene[g].vy * f));
+        who.push_back (g);
+      }
+    const Step s = run (t, dets, uint64_t (f));
+    std::set<uint64_t> ids;
+    std::vector<bool> tracked (scene.size (), false);
+    for (size_t i = 0; i < dets.size (); ++i) {
+      const uint64_t id = s.out[i].id;
+      const size_t g = who[i];
+      if (id == 0)
+        continue;
+      c.shared += ids.insert (id).second ? 0 : 1;
+      tracked[g] = true;
+      c.switches += last[g] != 0 && id != last[g];
+      c.fragments += lost[g];
+      lost[g] = false;
+      last[g] = id;
+    }
+    for (size_t g = 0; g < scene.size (); ++g)
+      lost[g] = lost[g] || (last[g] != 0 && !tracked[g] && f < scene[g].to);
+  }
+  return c;
+}
+
+/* Eight objects for 120 frames at max-age 5, min-hits 2: two pairs crossing each other (lanes 8 px
+ * apart), one missed for max-age frames, one for max-age + 1, one entering late and leaving early,
+ * one standing still. By hand: the long gap ends its track, so that object
+ * comes back under a new id (one switch) after a run without one (one fragment); the short gap keeps
+ * its id but the object is not tracked while missed (one fragment); nothing else switches or
+ * fragments, and no id is ever given to two objects. */
+TEST (Tracker, SceneSwitchesAndFragmentationsCounted)
+{
+  const std::vector<Truth> scene = {
+      {20, 40, 4, 0, 0, 120},          {500, 48, -4, 0, 0, 120},  /* crossing pair, frame 60 */
+      {20, 200, 5, 0, 0, 120},         {620, 208, -5, 0, 0, 120}, /* crossing pair, frame 60 */
+      {300, 100, 0, 3, 0, 120, 40, 5},                            /* a gap of max-age */
+      {60, 300, 3, 0, 0, 120, 60, 6},                             /* a gap of max-age + 1 */
+      {0, 400, 6, 0, 30, 90},          {560, 420, 0, 0, 0, 120},  /* enters and leaves; still */
+  };
+  Tracker t = make (5, 2);
+  const SceneCounts c = track_scene (scene, 120, t);
+  std::printf ("scene: 8 objects, 120 frames: %d id switch(es), %d fragmentation(s), %d shared id(s)\n",
+               c.switches, c.fragments, c.shared);
+  EXPECT_EQ (c.switches, 1);
+  EXPECT_EQ (c.fragments, 2);
+  EXPECT_EQ (c.shared, 0);
+  EXPECT_EQ (t.counts ().ended, 2u); /* the long gap's first track and the one that left */
 }
 
 /* A detection flickering on for 2 frames, off for 1, below min-hits 3: never an id, each

@@ -265,9 +265,11 @@ TEST (BufferPlan, NeverOverwritesALiveTensor)
     last[size_t (o.source)] = int64_t (m.layers.size ());
   for (size_t j = 0; j < m.layers.size (); ++j) {
     const int r = plan.slot[size_t (m.result_id (j))];
-    for (int32_t id = 0; id < m.result_id (j); ++id)
-      if (last[size_t (id)] >= int64_t (j))
+    for (int32_t id = 0; id < m.result_id (j); ++id) {
+      if (last[size_t (id)] >= int64_t (j)) {
         EXPECT_NE (plan.slot[size_t (id)], r) << "layer " << j << " overwrites tensor " << id;
+      }
+    }
     EXPECT_GE (plan.floats[size_t (r)], m.batch () * m.shapes[size_t (m.result_id (j))].count ());
   }
   EXPECT_LT (plan.floats.size (), m.tensor_count () / 2) << "the chain of relus reuses buffers";

@@ -14,6 +14,24 @@ from .model import PrepError
 FLOAT32_INPUTS = {('Resize', 1), ('Resize', 2), ('Upsample', 1)}
 
 
+class _Extractor(onnx.utils.Extractor):
+    """onnx's own, finding the nodes through a map from tensor to producer: onnx 1.12's search
+    (Debian 12's) compares nodes with every node found so far, 7 s for a 185-node YOLOv5."""
+
+    def _collect_reachable_nodes(self, input_names, output_names):
+        nodes = list(self.graph.node)
+        producer = {t: i for i, n in enumerate(nodes) for t in n.output}
+        stop, reachable, pending = set(input_names), set(), list(output_names)
+        while pending:
+            t = pending.pop()
+            i = None if t in stop else producer.get(t)
+            if i is None or i in reachable:
+                continue
+            reachable.add(i)
+            pending.extend(nodes[i].input)
+        return [nodes[i] for i in sorted(reachable)]  # in the graph's (topological) order
+
+
 def extract(model, inputs, outputs):
     known = {o for n in model.graph.node for o in n.output} | set(inputs)
     for t in outputs:
@@ -21,7 +39,7 @@ def extract(model, inputs, outputs):
             raise PrepError(f'--cut-at names {t!r}, not a tensor of the model (give node output names, as the '
                             'table prints them)')
     try:
-        cut = onnx.utils.Extractor(model).extract_model(list(inputs), list(outputs))
+        cut = _Extractor(model).extract_model(list(inputs), list(outputs))
     except Exception as e:
         raise PrepError(f'cannot cut at {", ".join(outputs)}: {e}') from None
     cut.graph.doc_string = 'cut by dlainfer-prep at ' + ', '.join(outputs)
