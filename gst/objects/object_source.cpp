@@ -35,20 +35,30 @@ const RoiNames &roi_names ()
   return n;
 }
 
-/* The first parameter structure named `n` (as gst_video_region_of_interest_meta_get_param). */
-const GstStructure *roi_param (const GstVideoRegionOfInterestMeta *roi, const Name &n)
+/* The first "detection" and "object_id" parameter structures (those
+ * gst_video_region_of_interest_meta_get_param finds), in one walk. */
+struct RoiParams {
+  const GstStructure *detection = nullptr, *object_id = nullptr;
+};
+
+RoiParams roi_params (const GstVideoRegionOfInterestMeta *roi)
 {
-  for (const GList *l = roi->params; l; l = l->next)
-    if (has_name (static_cast<const GstStructure *> (l->data), n))
-      return static_cast<const GstStructure *> (l->data);
-  return nullptr;
+  const RoiNames &n = roi_names ();
+  RoiParams p;
+  for (const GList *l = roi->params; l; l = l->next) {
+    const auto *s = static_cast<const GstStructure *> (l->data);
+    if (!p.detection && has_name (s, n.detection))
+      p.detection = s;
+    else if (!p.object_id && has_name (s, n.object_id))
+      p.object_id = s;
+  }
+  return p;
 }
 
 /* gvatrack's object_id parameter: an int "id", not negative. */
-bool roi_tracking_id (const GstVideoRegionOfInterestMeta *roi, guint64 *id)
+bool tracking_id_of (const GstStructure *object_id, guint64 *id)
 {
-  const GstStructure *s = roi_param (roi, roi_names ().object_id);
-  const GValue *v = s ? value (s, roi_names ().id) : nullptr;
+  const GValue *v = object_id ? value (object_id, roi_names ().id) : nullptr;
   if (!v || G_VALUE_TYPE (v) != G_TYPE_INT || g_value_get_int (v) < 0)
     return false;
   *id = guint64 (g_value_get_int (v));
@@ -75,9 +85,9 @@ DetectedObject object_from_roi (GstVideoRegionOfInterestMeta *roi)
   DetectedObject o;
   o.box = {int64_t (roi->x), int64_t (roi->y), int64_t (roi->w), int64_t (roi->h)};
   o.label = roi->roi_type;
-  o.tracked = roi_tracking_id (roi, &o.tracking_id);
-  const GstStructure *det = roi_param (roi, roi_names ().detection);
-  const GValue *conf = det ? value (det, roi_names ().confidence) : nullptr;
+  const RoiParams params = roi_params (roi);
+  o.tracked = tracking_id_of (params.object_id, &o.tracking_id);
+  const GValue *conf = params.detection ? value (params.detection, roi_names ().confidence) : nullptr;
   if (conf && G_VALUE_TYPE (conf) == G_TYPE_DOUBLE) {
     o.has_confidence = true;
     o.confidence = float (g_value_get_double (conf));
@@ -189,7 +199,7 @@ void attach_rois (std::vector<DetectedObject> &objects, GstBuffer *buffer)
     ++used[run];
     o.write_back.roi = rois[i];
     /* gvatrack's object_id until a TrackingMtd says otherwise (resolve_tracking). */
-    o.tracked = roi_tracking_id (rois[i], &o.tracking_id);
+    o.tracked = tracking_id_of (roi_params (rois[i]).object_id, &o.tracking_id);
   }
 }
 

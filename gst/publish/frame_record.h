@@ -15,8 +15,7 @@ namespace dlainfer {
 namespace publish {
 
 /* A string of the record: `len` bytes at `at` in FrameRecord::text. One buffer instead of a string
- * object per field keeps a frame's record to a few cache lines, which the publishing thread's core
- * reads and the streaming thread's core then writes again (the hand-off's cost). */
+ * object per field keeps a frame's record to a few cache lines, which both threads' cores touch. */
 struct Text {
   uint32_t at = 0, len = 0;
   bool empty () const { return len == 0; }

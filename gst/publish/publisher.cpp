@@ -42,17 +42,22 @@ Publisher::~Publisher ()
 
 FrameRecord Publisher::acquire ()
 {
-  std::lock_guard<std::mutex> lock (mutex_);
   FrameRecord r;
-  if (spare_.empty ()) { /* sized like the last frame's: one allocation per vector, not a doubling series */
-    r.classes.reserve (last_sizes_.classes);
-    r.objects.reserve (last_sizes_.objects);
-    r.object_classes.reserve (last_sizes_.object_classes);
-    r.text.reserve (last_sizes_.text);
-    return r;
+  RecordSizes sizes;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    if (!spare_.empty ()) {
+      r = std::move (spare_.back ());
+      spare_.pop_back ();
+      return r;
+    }
+    sizes = last_sizes_;
   }
-  r = std::move (spare_.back ());
-  spare_.pop_back ();
+  /* Sized like the last frame's (one allocation per vector, not a doubling series), without the lock. */
+  r.classes.reserve (sizes.classes);
+  r.objects.reserve (sizes.objects);
+  r.object_classes.reserve (sizes.object_classes);
+  r.text.reserve (sizes.text);
   return r;
 }
 

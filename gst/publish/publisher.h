@@ -87,9 +87,10 @@ class Publisher {
   std::deque<FrameRecord> queue_;
   std::vector<FrameRecord> batch_; /* taken off the queue, being handed over (counted as queued) */
   std::vector<FrameRecord> spare_; /* records published, for acquire () */
-  struct {
-    size_t classes, objects, object_classes, text;
-  } last_sizes_{}; /* of the last frame pushed: a new record's capacities */
+  struct RecordSizes {
+    size_t classes = 0, objects = 0, object_classes = 0, text = 0;
+  };
+  RecordSizes last_sizes_; /* of the last frame pushed: a new record's capacities */
   std::vector<std::pair<Report, std::string>> reports_; /* to say once the lock is released */
   bool reporting_ = false;                              /* reports being said: a drain waits */
   std::string source_;
