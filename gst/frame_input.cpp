@@ -4,13 +4,17 @@
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include <atomic>
+#include <string>
 #include <vector>
 
 #include "dla/cuda_resources.h"
 #include "dla/fatal.h"
+#include "dla/primary_context.h"
 #include "gst/frame_source.h"
 #include "gst/staging.h"
 #include "kernels/launch_graphs.h"
+#include "nvmm/import.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -24,11 +28,22 @@ bool MappedFrame::map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags fla
   return mapped_;
 }
 
+bool MappedFrame::map_nvmm (GstBuffer *buf)
+{
+  if (!gst_buffer_map (buf, &nvmm_, GST_MAP_READ))
+    return false;
+  nvmm_buffer_ = buf;
+  return true;
+}
+
 void MappedFrame::unmap ()
 {
   if (mapped_)
     gst_video_frame_unmap (&frame_);
   mapped_ = false;
+  if (nvmm_buffer_)
+    gst_buffer_unmap (nvmm_buffer_, &nvmm_);
+  nvmm_buffer_ = nullptr;
 }
 
 /* What a task slot needs on our side: the staging of system-memory frames, and our events. */
@@ -47,7 +62,39 @@ struct FrameInput::Impl {
   std::vector<InputSlot> slots;
   preprocess::KernelLaunch launch{}; /* per-frame scratch, sized once */
   bool graphed = false;
+  /* NVMM: surfaces registered until their memory goes (a qdata link on it) or we close. */
+  std::shared_ptr<nvmm::Importer> importer;
+  GQuark link_quark = 0;
 };
+
+namespace {
+
+/* Tied to an NVMM memory we imported: when the pool frees it, its registration goes first. */
+struct NvmmLink {
+  std::weak_ptr<nvmm::Importer> importer;
+  nvmm::NvBufSurface *surface;
+  void *context; /* the primary context the registration was made in */
+};
+
+void nvmm_memory_gone (gpointer data)
+{
+  NvmmLink *link = static_cast<NvmmLink *> (data);
+  if (std::shared_ptr<nvmm::Importer> importer = link->importer.lock ()) {
+    dla::ScopedContext scope (link->context);
+    importer->release (link->surface);
+  }
+  delete link;
+}
+
+/* One qdata key per importer: two elements reading the same buffers (a tee) keep their own, and a
+ * new importer never takes an old one's expired link for its own. */
+GQuark new_link_quark ()
+{
+  static std::atomic<uint64_t> next{0};
+  return g_quark_from_string (("dlainfer-nvmm-import-" + std::to_string (next++)).c_str ());
+}
+
+}  // namespace
 
 FrameInput::FrameInput () = default;
 
@@ -91,11 +138,13 @@ void FrameInput::drain () noexcept
 }
 
 dla::Status FrameInput::configure (const GstVideoInfo &info, const preprocess::SourceView &source,
-                                   bool on_device)
+                                   FrameMemory memory, std::shared_ptr<const nvmm::Library> nvmm_library)
 {
   info_ = info;
   source_ = source;
-  if (on_device || !impl_)
+  memory_ = memory;
+  nvmm_library_ = std::move (nvmm_library);
+  if (memory != FrameMemory::kSystem || !impl_)
     return dla::Status::Ok ();
   for (InputSlot &s : impl_->slots) {
     const dla::Status st = s.staging.reserve (staging_bytes (&info));
@@ -137,6 +186,8 @@ dla::Status FrameInput::map (GstElement *element, CudaContext &cuda, GstBuffer *
                              MappedFrame *frame)
 {
   impl_->view = source_;
+  if (memory_ == FrameMemory::kNvmm)
+    return map_nvmm (element, cuda, buf, frame);
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   return gst_is_cuda_memory (mem) ? map_device (element, cuda, buf, frame)
                                   : map_system (element, buf, slot, frame);
@@ -208,6 +259,51 @@ dla::Status FrameInput::map_device (GstElement *element, CudaContext &cuda, GstB
   if (!st.ok ())
     return st;
   set_planes (frame->get (), &impl_->view);
+  return dla::Status::Ok ();
+}
+
+/* docs/nvmm.md 5: the surface checked, imported once (cached), read in place by the kernel. */
+dla::Status FrameInput::map_nvmm (GstElement *element, CudaContext &cuda, GstBuffer *buf, MappedFrame *frame)
+{
+  nvmm::Format format = nvmm::Format::kNV12;
+  std::string why;
+  if (!nvmm_library_ || !nvmm_format (&info_, &format, &why))
+    return dla::Status::Error (dla::Code::kRuntime, why.empty () ? "memory:NVMM without its library" : why);
+  if (gst_buffer_n_memory (buf) != 1)
+    return dla::Status::Error (
+        dla::Code::kRuntime,
+        "Cannot read this memory:NVMM frame: " + std::to_string (gst_buffer_n_memory (buf)) +
+            " memories in one buffer, not one NvBufSurface; " + nvmm::kWayOut);
+  if (!frame->map_nvmm (buf))
+    return dla::Status::Error (dla::Code::kRuntime, "Cannot map the memory:NVMM frame");
+  const nvmm::Expected expected{format, uint32_t (GST_VIDEO_INFO_WIDTH (&info_)),
+                                uint32_t (GST_VIDEO_INFO_HEIGHT (&info_)), nvmm::kDefaultIsSurfaceArray};
+  dla::Status st = nvmm::check_surface (frame->nvmm ().data, frame->nvmm ().size, expected);
+  if (!st.ok ())
+    return st;
+  if (!impl_->importer) {
+    impl_->importer = std::make_shared<nvmm::Importer> (nvmm_library_);
+    impl_->link_quark = new_link_quark ();
+  }
+  nvmm::NvBufSurface *surf = reinterpret_cast<nvmm::NvBufSurface *> (frame->nvmm ().data);
+  nvmm::Planes planes;
+  if (!(st = impl_->importer->import (surf, format, &planes)).ok ())
+    return st;
+  GstMiniObject *mem = GST_MINI_OBJECT_CAST (gst_buffer_peek_memory (buf, 0));
+  const GQuark key = impl_->link_quark;
+  if (!gst_mini_object_get_qdata (mem, key)) {
+    GST_DEBUG_OBJECT (element, "NVMM surface %p imported (%s)", static_cast<void *> (surf),
+                      planes.textures_used ? "CUDA arrays, textures" : "pitch-linear pointers");
+    gst_mini_object_set_qdata (mem, key, new NvmmLink{impl_->importer, surf, cuda.primary ()},
+                               nvmm_memory_gone);
+  }
+  preprocess::SourceView &v = impl_->view;
+  v.kind = planes.textures_used ? preprocess::SourceKind::kTexture : preprocess::SourceKind::kPitched;
+  for (int p = 0; p < 3; ++p) {
+    v.planes[p] = planes.pointers[p];
+    v.pitches[p] = planes.pitches[p];
+    v.textures[p] = planes.textures[p];
+  }
   return dla::Status::Ok ();
 }
 

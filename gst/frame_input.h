@@ -16,7 +16,9 @@
 #include "dla/engine.h"
 #include "dla/status.h"
 #include "gst/cuda_context.h"
+#include "gst/frame_source.h"
 #include "kernels/preprocess.h"
+#include "nvmm/library.h"
 
 namespace preprocess {
 struct KernelLaunch;
@@ -24,17 +26,22 @@ struct KernelLaunch;
 
 namespace dlainfer {
 
-/* Maps a frame for the scope of its processing. */
+/* Maps a frame for the scope of its processing: as video (system or CUDA memory), or an NVMM
+ * buffer's memory as its NvBufSurface (kept mapped, with the buffer, until the task ended). */
 class MappedFrame {
  public:
   bool map (const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags);
+  bool map_nvmm (GstBuffer *buf);
   void unmap ();
   ~MappedFrame () { unmap (); }
   GstVideoFrame *get () { return &frame_; }
+  const GstMapInfo &nvmm () const { return nvmm_; }
 
  private:
   GstVideoFrame frame_{};
   bool mapped_ = false;
+  GstMapInfo nvmm_{};
+  GstBuffer *nvmm_buffer_ = nullptr;
 };
 
 class FrameInput {
@@ -51,8 +58,10 @@ class FrameInput {
   void close () noexcept;
 
   /* set_caps (context current): the frames' description, kept until the next caps (a restart
-   * without new caps goes on with it); staging for frames in system memory when open. */
-  dla::Status configure (const GstVideoInfo &info, const preprocess::SourceView &source, bool on_device);
+   * without new caps goes on with it); staging for frames in system memory when open; for NVMM
+   * frames the library that imports them (docs/nvmm.md). */
+  dla::Status configure (const GstVideoInfo &info, const preprocess::SourceView &source, FrameMemory memory,
+                         std::shared_ptr<const nvmm::Library> nvmm_library = nullptr);
 
   /* Writes the model input of `task` from `buf` (context current): maps it into `frame` (kept
    * mapped until the task has read it), and sets *ready to the event recorded after the kernel. */
@@ -86,6 +95,7 @@ class FrameInput {
   struct Impl;
   dla::Status map_device (GstElement *element, CudaContext &cuda, GstBuffer *buf, MappedFrame *frame);
   dla::Status map_system (GstElement *element, GstBuffer *buf, int slot, MappedFrame *frame);
+  dla::Status map_nvmm (GstElement *element, CudaContext &cuda, GstBuffer *buf, MappedFrame *frame);
   dla::Status map (GstElement *element, CudaContext &cuda, GstBuffer *buf, int slot, MappedFrame *frame);
   dla::Status start_launch (const preprocess::KernelLaunch &k, const dla::Task &task, void **ready);
   dla::Status launch (const dla::Task &task, const tensor::View &input, const preprocess::Params &pre,
@@ -96,6 +106,8 @@ class FrameInput {
 
   GstVideoInfo info_{};
   preprocess::SourceView source_{}; /* the caps' part; planes per frame */
+  FrameMemory memory_ = FrameMemory::kSystem;
+  std::shared_ptr<const nvmm::Library> nvmm_library_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "nvmm/library.h"
+
 namespace dlainfer {
 namespace {
 
@@ -65,6 +67,56 @@ size_t bytes_for (const GstVideoInfo *info, const gint *strides)
 }
 
 }  // namespace
+
+FrameMemory frame_memory (const GstCaps *caps)
+{
+  const GstCapsFeatures *f = caps && gst_caps_get_size (caps) ? gst_caps_get_features (caps, 0) : nullptr;
+  if (f && gst_caps_features_contains (f, kNvmmFeature))
+    return FrameMemory::kNvmm;
+  if (f && gst_caps_features_contains (f, "memory:CUDAMemory"))
+    return FrameMemory::kCuda;
+  return FrameMemory::kSystem;
+}
+
+const char *frame_memory_name (FrameMemory m)
+{
+  return m == FrameMemory::kNvmm ? "NVMM" : m == FrameMemory::kCuda ? "CUDA" : "system";
+}
+
+GstCaps *nvmm_first (const GstCaps *caps)
+{
+  GstCaps *out = gst_caps_new_empty ();
+  if (!caps)
+    return out;
+  if (gst_caps_is_any (caps)) {
+    gst_caps_unref (out);
+    return gst_caps_new_any ();
+  }
+  for (bool nvmm : {true, false})
+    for (guint i = 0; i < gst_caps_get_size (caps); ++i) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      if ((f && gst_caps_features_contains (f, kNvmmFeature)) == nvmm)
+        gst_caps_append_structure_full (out, gst_structure_copy (gst_caps_get_structure (caps, i)),
+                                        f ? gst_caps_features_copy (f) : nullptr);
+    }
+  return out;
+}
+
+bool nvmm_format (const GstVideoInfo *info, nvmm::Format *out, std::string *why)
+{
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_NV12:
+      *out = nvmm::Format::kNV12;
+      return true;
+    case GST_VIDEO_FORMAT_RGBA:
+      *out = nvmm::Format::kRGBA;
+      return true;
+    default:
+      *why = std::string ("memory:NVMM in format ") + GST_VIDEO_INFO_NAME (info) +
+             " is not read (NVMM: NV12 or RGBA); " + nvmm::kWayOut;
+      return false;
+  }
+}
 
 bool caps_supported (const GstVideoInfo *info, std::string *why)
 {

@@ -13,8 +13,21 @@
 #include <string>
 
 #include "kernels/preprocess.h"
+#include "nvmm/surface_check.h"
 
 namespace dlainfer {
+
+/* Where the caps say frames live: system memory, GstCudaMemory, or Jetson NVMM surfaces. */
+enum class FrameMemory { kSystem, kCuda, kNvmm };
+constexpr const char *kNvmmFeature = "memory:NVMM";
+FrameMemory frame_memory (const GstCaps *caps);
+const char *frame_memory_name (FrameMemory m);
+
+/* A copy of `caps` (borrowed) with its memory:NVMM structures first, each part in its order. */
+GstCaps *nvmm_first (const GstCaps *caps);
+
+/* memory:NVMM caps: NV12 or RGBA (docs/nvmm.md 3); *why gets the refusal with the way out. */
+bool nvmm_format (const GstVideoInfo *info, nvmm::Format *out, std::string *why);
 
 /* Whether caps describe video the element can take; *why gets the reason when not. */
 bool caps_supported (const GstVideoInfo *info, std::string *why);

@@ -17,6 +17,7 @@
 #include "gst/gstdlabaseinfer-private.h"
 #include "gst/gstdlabaseinfer.h"
 #include "gst/modelinfo/modelinfo_settings.h"
+#include "nvmm/library.h"
 
 GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 #define GST_CAT_DEFAULT gst_dla_infer_debug
@@ -25,9 +26,13 @@ GST_DEBUG_CATEGORY (gst_dla_infer_debug);
 /* Progressive only, in the templates: an interlaced source fails to link with GStreamer's own
  * caps message rather than a bare not-negotiated. */
 #define DLA_INFER_PROGRESSIVE ", interlace-mode = (string) progressive"
-#define DLA_INFER_CAPS                                                                       \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, DLA_INFER_FORMATS) \
-  DLA_INFER_PROGRESSIVE ";" GST_VIDEO_CAPS_MAKE (DLA_INFER_FORMATS) DLA_INFER_PROGRESSIVE
+/* Jetson's NVMM surfaces first: preferred whenever upstream offers them (docs/nvmm.md). */
+#define DLA_INFER_NVMM_FORMATS "{ NV12, RGBA }"
+#define DLA_INFER_CAPS                                                                           \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:NVMM", DLA_INFER_NVMM_FORMATS)                      \
+  DLA_INFER_PROGRESSIVE                                                                          \
+  ";" GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, DLA_INFER_FORMATS) \
+      DLA_INFER_PROGRESSIVE ";" GST_VIDEO_CAPS_MAKE (DLA_INFER_FORMATS) DLA_INFER_PROGRESSIVE
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (DLA_INFER_CAPS));
@@ -227,7 +232,17 @@ static gboolean gst_dla_base_infer_query (GstBaseTransform *trans, GstPadDirecti
     return gst_dla_base_infer_open_waiting (self, false) && answer_latency (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
     drain (self, "a DRAIN query");
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  const gboolean answered = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  if (answered && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    /* The filter's order would win (basetransform intersects it first): NVMM goes first whatever
+     * upstream listed first, so that it is what upstream fixates to (docs/nvmm.md 4). */
+    GstCaps *caps = nullptr;
+    gst_query_parse_caps_result (query, &caps);
+    GstCaps *ordered = dlainfer::nvmm_first (caps);
+    gst_query_set_caps_result (query, ordered);
+    gst_caps_unref (ordered);
+  }
+  return answered;
 }
 
 /* Opens the model and what runs it: at start, or a waiting sharer's first data (open_mutex held).
@@ -395,6 +410,29 @@ static void close_model (GstDlaBaseInfer *self)
     gst_structure_free (info);
 }
 
+/* memory:NVMM: a format the import reads and Jetson's library, or a NEGOTIATION error naming the
+ * way out (docs/nvmm.md 3). */
+static bool nvmm_caps (GstDlaBaseInfer *self, GstCaps *incaps, const GstVideoInfo *info,
+                       std::shared_ptr<const nvmm::Library> *library)
+{
+  nvmm::Format format;
+  std::string why;
+  if (dlainfer::nvmm_format (info, &format, &why)) {
+    const host::Status st = nvmm::Library::Load (library);
+    if (st.ok ()) {
+      if (!(*library)->stand_in ().empty ())
+        GST_WARNING_OBJECT (self, "NVMM through %s (%s): the tests' stand-in, not Jetson's library",
+                            (*library)->stand_in ().c_str (), (*library)->path ().c_str ());
+      return true;
+    }
+    why = st.message;
+  }
+  GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT ": %s", incaps, why.c_str ());
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Cannot take these caps: %s", why.c_str ()),
+                     ("caps %" GST_PTR_FORMAT, incaps));
+  return false;
+}
+
 /* Caps beyond the templates are never refused in accept-caps (its reason would show only in the
  * debug log): the templates hold every format and the progressive-only rule, and set_caps posts
  * what it cannot take as an error. */
@@ -419,16 +457,18 @@ static gboolean gst_dla_base_infer_set_caps (GstBaseTransform *trans, GstCaps *i
                        ("caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
-  const GstCapsFeatures *features = gst_caps_get_features (incaps, 0);
-  const bool on_device =
-      features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  const dlainfer::FrameMemory memory = dlainfer::frame_memory (incaps);
+  std::shared_ptr<const nvmm::Library> nvmm_library;
+  if (memory == dlainfer::FrameMemory::kNvmm && !nvmm_caps (self, incaps, &info, &nvmm_library))
+    return FALSE;
   dla::ScopedContext scope (self->priv->cuda.primary ());
-  const dla::Status st = self->priv->input.configure (info, source, on_device);
+  const dla::Status st = self->priv->input.configure (info, source, memory, std::move (nvmm_library));
   if (!st.ok ()) {
     post_status (self, st, "upload staging for system-memory frames");
     return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT " (%s memory)", incaps, on_device ? "CUDA" : "system");
+  GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT " (%s memory)", incaps,
+                    dlainfer::frame_memory_name (memory));
   return TRUE;
 }
 

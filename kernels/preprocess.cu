@@ -134,7 +134,9 @@ __device__ void bilinear_block (const Args &a, PairTable &p)
                 });
   block_sync ();
   tile_outputs<L, T> (a, b, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
-    sample_bilinear (a, p.lx[col], p.ly[j], p.cx[col], p.cy[j], rgb);
+    with_rows (a, [&] (auto rows) {
+      sample_bilinear<decltype (rows)> (a, p.lx[col], p.ly[j], p.cx[col], p.cy[j], rgb);
+    });
   });
 }
 
@@ -187,10 +189,13 @@ __device__ void filter_block (const Args &a, Shared &s)
             continue;
           const int y = s.ml.lo + slot;
           float v[3];
-          if (yuv)
-            row_sum<1> (tx, luma_at (a, y), v);
-          else
-            row_sum<3> (tx, packed_at (a, y), v);
+          with_rows (a, [&] (auto rows) {
+            using Rows = decltype (rows);
+            if (yuv)
+              row_sum<1> (tx, Rows::luma (a, y), v);
+            else
+              row_sum<3> (tx, Rows::packed (a, y), v);
+          });
           for (int c = 0; c < nl; ++c)
             s.h[(c * nsl + slot) * kTileW + col] = v[c];
         } else {
@@ -199,7 +204,7 @@ __device__ void filter_block (const Args &a, Shared &s)
             continue;
           const int cs = slot - nsl;
           float uv[2];
-          chroma_row_sum (a, tx, s.mc.lo + cs, uv);
+          with_rows (a, [&] (auto rows) { chroma_row_sum<decltype (rows)> (a, tx, s.mc.lo + cs, uv); });
           s.h[(nsl + cs) * kTileW + col] = uv[0];
           s.h[(nsl + nsc + cs) * kTileW + col] = uv[1];
         }
@@ -211,7 +216,9 @@ __device__ void filter_block (const Args &a, Shared &s)
   /* 3. One output per thread: vertical pass (or direct sampling), colour, encode, store. */
   tile_outputs<L, T> (a, b, ox0, oy0, th, [&] (int col, int j, float rgb[3]) {
     if (!separable) {
-      sample_rgb (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+      with_rows (a, [&] (auto rows) {
+        sample_rgb<decltype (rows)> (a, s.lx[col], s.ly[j], s.cx[col], s.cy[j], rgb);
+      });
       return;
     }
     const Taps &lx = s.lx[col], &ly = s.ly[j];
@@ -318,8 +325,10 @@ void with_kind (const tensor::View &dst, F &&f)
 void fill_common (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p, Args &a)
 {
   for (int i = 0; i < 3; ++i) {
-    a.planes[i] = static_cast<const uint8_t *> (src.planes[i]);
-    a.pitches[i] = src.pitches[i];
+    const bool texture = src.kind == SourceKind::kTexture;
+    a.planes[i] = texture ? nullptr : static_cast<const uint8_t *> (src.planes[i]);
+    a.pitches[i] = texture ? 0 : src.pitches[i];
+    a.textures[i] = texture ? src.textures[i] : 0;
   }
   const bool bgr = src.format == PixelFormat::kBGRA || src.format == PixelFormat::kBGRx;
   a.source = src.format == PixelFormat::kNV12   ? Source::kNV12

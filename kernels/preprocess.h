@@ -50,9 +50,11 @@ enum class Range { kLimited, kFull };
 enum class ResizeMode { kStretch, kLetterbox, kCenterCrop };
 enum class ChannelOrder { kRGB, kBGR };
 
-/* Where the source pixels live. Only pitched linear memory exists today; a block-linear surface
- * (a CUDA array / texture, as Jetson NVMM is) becomes a new kind with its own handle fields. */
-enum class SourceKind { kPitched };
+/* Where the source pixels live: pitched linear memory (planes, pitches), or one texture object per
+ * plane (cudaTextureObject_t: a Jetson block-linear surface's CUDA arrays, docs/nvmm.md 5) read
+ * with point sampling at texel centres, unnormalised coordinates, 8-bit elements (NV12: Y one
+ * channel, UV two; packed RGB four), so the same kernel sees the same values either way. */
+enum class SourceKind { kPitched, kTexture };
 
 /* A frame in device memory (host memory for reference()). Planes: NV12 Y, UV; I420 Y, U, V;
  * packed RGB formats one plane of 4 bytes per pixel. Pitches in bytes. */
@@ -65,6 +67,7 @@ struct SourceView {
   Matrix matrix;
   Range range;
   SourceKind kind = SourceKind::kPitched;
+  unsigned long long textures[3] = {0, 0, 0}; /* kTexture: per plane, as planes[] */
 };
 
 /* A rectangle in source (luma) pixels; width or height 0 = the whole frame. */

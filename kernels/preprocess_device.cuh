@@ -58,7 +58,8 @@ struct Args {
   int tile_h;  /* output rows per block */
   const uint8_t *planes[3];
   int64_t pitches[3];
-  int rgb_byte[3]; /* packed formats: byte of R, G, B in a pixel */
+  unsigned long long textures[3]; /* SourceKind::kTexture: planes[] are null, these are read */
+  int rgb_byte[3];                /* packed formats: byte of R, G, B in a pixel */
   Colour colour;
   tensor::View dst;
   uint8_t *dst_ptr;
@@ -320,7 +321,7 @@ __device__ __forceinline__ void row_sum (const Taps &tx, Fetch fetch, float row[
   }
 }
 
-/* Fetchers: one sample's channels as floats. */
+/* Fetchers: one sample's channels as floats, from one row of a pitched plane. */
 struct PackedAt {
   const uint8_t *row;
   int b0, b2;
@@ -354,30 +355,106 @@ struct I420At {
   }
 };
 
-__device__ __forceinline__ PackedAt packed_at (const Args &a, int y)
+/* Texel (x, y) of a plane's texture: point sampling at its centre returns it unchanged. The CPU
+ * emulation has no textures and only pitched sources. */
+template <typename T>
+__device__ __forceinline__ T texel (unsigned long long tex, int x, int y)
 {
-  return PackedAt{a.planes[0] + y * a.pitches[0], a.rgb_byte[0], a.rgb_byte[2]};
+#ifdef PREPROCESS_EMULATE
+  (void)tex, (void)x, (void)y;
+  return T{};
+#else
+  return tex2D<T> (cudaTextureObject_t (tex), float (x) + 0.5f, float (y) + 0.5f);
+#endif
 }
-__device__ __forceinline__ LumaAt luma_at (const Args &a, int y)
+
+/* The same fetchers on row y of a plane's texture (SourceKind::kTexture: NV12 or RGBA). */
+struct PackedTexAt {
+  unsigned long long tex;
+  int y, b0, b2;
+  __device__ __forceinline__ void operator() (int x, float v[3]) const
+  {
+    const uchar4 c = texel<uchar4> (tex, x, y);
+    const uint32_t px =
+        uint32_t (c.x) | (uint32_t (c.y) << 8) | (uint32_t (c.z) << 16) | (uint32_t (c.w) << 24);
+    v[0] = float ((px >> (8 * b0)) & 0xffu);
+    v[1] = float ((px >> 8) & 0xffu);
+    v[2] = float ((px >> (8 * b2)) & 0xffu);
+  }
+};
+struct LumaTexAt {
+  unsigned long long tex;
+  int y;
+  __device__ __forceinline__ void operator() (int x, float v[1]) const
+  {
+    v[0] = float (texel<uchar1> (tex, x, y).x);
+  }
+};
+struct Nv12TexAt {
+  unsigned long long tex;
+  int y;
+  __device__ __forceinline__ void operator() (int x, float v[2]) const
+  {
+    const uchar2 c = texel<uchar2> (tex, x, y);
+    v[0] = float (c.x);
+    v[1] = float (c.y);
+  }
+};
+
+/* Where the planes' rows come from: pitched memory, or textures. The sampling code is written
+ * once over a Rows type and instantiated for both (with_rows), so the pitched path's inner loops
+ * carry no texture test. */
+struct PitchedRows {
+  static __device__ __forceinline__ PackedAt packed (const Args &a, int y)
+  {
+    return PackedAt{a.planes[0] + y * a.pitches[0], a.rgb_byte[0], a.rgb_byte[2]};
+  }
+  static __device__ __forceinline__ LumaAt luma (const Args &a, int y)
+  {
+    return LumaAt{a.planes[0] + y * a.pitches[0]};
+  }
+  static __device__ __forceinline__ Nv12At nv12 (const Args &a, int y)
+  {
+    return Nv12At{a.planes[1] + y * a.pitches[1]};
+  }
+  static __device__ __forceinline__ I420At i420 (const Args &a, int y)
+  {
+    return I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]};
+  }
+};
+struct TextureRows : PitchedRows { /* i420: never a texture source (check_source) */
+  static __device__ __forceinline__ PackedTexAt packed (const Args &a, int y)
+  {
+    return PackedTexAt{a.textures[0], y, a.rgb_byte[0], a.rgb_byte[2]};
+  }
+  static __device__ __forceinline__ LumaTexAt luma (const Args &a, int y)
+  {
+    return LumaTexAt{a.textures[0], y};
+  }
+  static __device__ __forceinline__ Nv12TexAt nv12 (const Args &a, int y)
+  {
+    return Nv12TexAt{a.textures[1], y};
+  }
+};
+
+/* Calls f (rows) with the launch's Rows: the test is uniform over a launch. */
+template <typename F>
+__device__ __forceinline__ void with_rows (const Args &a, F &&f)
 {
-  return LumaAt{a.planes[0] + y * a.pitches[0]};
-}
-__device__ __forceinline__ Nv12At nv12_at (const Args &a, int y)
-{
-  return Nv12At{a.planes[1] + y * a.pitches[1]};
-}
-__device__ __forceinline__ I420At i420_at (const Args &a, int y)
-{
-  return I420At{a.planes[1] + y * a.pitches[1], a.planes[2] + y * a.pitches[2]};
+  if (a.textures[0])
+    f (TextureRows ());
+  else
+    f (PitchedRows ());
 }
 
 /* Chroma row sums (U, V) of source chroma row y. */
+template <typename Rows>
 __device__ __forceinline__ void chroma_row_sum (const Args &a, const Taps &tx, int y, float uv[2])
 {
   if (a.source == Source::kNV12)
-    row_sum<2> (tx, nv12_at (a, y), uv);
+    row_sum<2> (tx, Rows::nv12 (a, y), uv);
   else
-    row_sum<2> (tx, i420_at (a, y), uv);
+    row_sum<2> (tx, Rows::i420 (a, y), uv);
 }
 
 __device__ __forceinline__ void yuv_to_rgb (const Colour &k, float y, const float uv[2], float rgb[3])
@@ -389,47 +466,49 @@ __device__ __forceinline__ void yuv_to_rgb (const Colour &k, float y, const floa
 }
 
 /* Direct sampling of one output from its taps. */
+template <typename Rows>
 __device__ void sample_rgb (const Args &a, const Taps &lx, const Taps &ly, const Taps &cx, const Taps &cy,
                             float rgb[3])
 {
   if (a.source == Source::kPacked) {
     resample<3> (
-        lx, ly, [&] (int x, int y, float v[3]) { packed_at (a, y) (x, v); }, rgb);
+        lx, ly, [&] (int x, int y, float v[3]) { Rows::packed (a, y) (x, v); }, rgb);
     return;
   }
   float y, uv[2];
   resample<1> (
-      lx, ly, [&] (int x, int yy, float v[1]) { luma_at (a, yy) (x, v); }, &y);
+      lx, ly, [&] (int x, int yy, float v[1]) { Rows::luma (a, yy) (x, v); }, &y);
   if (a.source == Source::kNV12)
     resample<2> (
-        cx, cy, [&] (int x, int yy, float v[2]) { nv12_at (a, yy) (x, v); }, uv);
+        cx, cy, [&] (int x, int yy, float v[2]) { Rows::nv12 (a, yy) (x, v); }, uv);
   else
     resample<2> (
-        cx, cy, [&] (int x, int yy, float v[2]) { i420_at (a, yy) (x, v); }, uv);
+        cx, cy, [&] (int x, int yy, float v[2]) { Rows::i420 (a, yy) (x, v); }, uv);
   yuv_to_rgb (a.colour, y, uv, rgb);
 }
 
 /* Bilinear sampling of one output (every support 1) from its pairs: the loads of every plane are
  * issued before any of them is used, so one trip to memory serves all. */
+template <typename Rows>
 __device__ void sample_bilinear (const Args &a, const Pair &lx, const Pair &ly, const Pair &cx,
                                  const Pair &cy, float rgb[3])
 {
   if (a.source == Source::kPacked) {
     float v[2][2][3];
     gather_pair<3> (
-        lx, ly, [&] (int x, int y, float o[3]) { packed_at (a, y) (x, o); }, v);
+        lx, ly, [&] (int x, int y, float o[3]) { Rows::packed (a, y) (x, o); }, v);
     combine_pair<3> (lx, ly, v, rgb);
     return;
   }
   float vy[2][2][1], vc[2][2][2];
   gather_pair<1> (
-      lx, ly, [&] (int x, int y, float o[1]) { luma_at (a, y) (x, o); }, vy);
+      lx, ly, [&] (int x, int y, float o[1]) { Rows::luma (a, y) (x, o); }, vy);
   if (a.source == Source::kNV12)
     gather_pair<2> (
-        cx, cy, [&] (int x, int y, float o[2]) { nv12_at (a, y) (x, o); }, vc);
+        cx, cy, [&] (int x, int y, float o[2]) { Rows::nv12 (a, y) (x, o); }, vc);
   else
     gather_pair<2> (
-        cx, cy, [&] (int x, int y, float o[2]) { i420_at (a, y) (x, o); }, vc);
+        cx, cy, [&] (int x, int y, float o[2]) { Rows::i420 (a, y) (x, o); }, vc);
   float y, uv[2];
   combine_pair<1> (lx, ly, vy, &y);
   combine_pair<2> (cx, cy, vc, uv);

@@ -81,9 +81,12 @@ bool is_pitched_format (PixelFormat f)
 
 Status check_source (const SourceView &s, std::string *error)
 {
-  if (s.kind != SourceKind::kPitched)
-    return fail (error, Status::kUnsupported, "source kind %d: only pitched memory is supported",
+  if (s.kind != SourceKind::kPitched && s.kind != SourceKind::kTexture)
+    return fail (error, Status::kUnsupported, "source kind %d is neither pitched memory nor textures",
                  int (s.kind));
+  if (s.kind == SourceKind::kTexture && s.format != PixelFormat::kNV12 && s.format != PixelFormat::kRGBA)
+    return fail (error, Status::kUnsupported, "texture sources are NV12 or RGBA, not pixel format %d",
+                 int (s.format));
   if (!is_pitched_format (s.format))
     return fail (error, Status::kUnsupported,
                  "source pixel format %d is not one of NV12, I420, RGBA, BGRA, RGBx, BGRx", int (s.format));
@@ -121,6 +124,11 @@ Status check_source (const SourceView &s, std::string *error)
       break;
   }
   for (int i = 0; i < planes; ++i) {
+    if (s.kind == SourceKind::kTexture) {
+      if (!s.textures[i])
+        return fail (error, Status::kInvalidArgument, "source plane %d (%s) has no texture", i, names[i]);
+      continue;
+    }
     if (!s.planes[i])
       return fail (error, Status::kInvalidArgument, "source plane %d (%s) is null", i, names[i]);
     if (s.pitches[i] < row_bytes[i])

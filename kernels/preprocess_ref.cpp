@@ -159,6 +159,11 @@ void store (const tensor::View &d, uint8_t *base, int64_t n, int64_t c, int64_t 
 Status reference (const SourceView &src, const tensor::View &dst, void *dst_ptr, const Params &p,
                   const Roi *rois, int n_rois, void * /* stream */, std::string *error)
 {
+  if (src.kind == SourceKind::kTexture) {
+    if (error)
+      *error = "the CPU reference reads pitched host memory, not textures";
+    return Status::kUnsupported;
+  }
   detail::Plan plan;
   const Status s = detail::make_plan (src, dst, dst_ptr, p, rois, n_rois, &plan, error);
   if (s != Status::kOk)

@@ -148,6 +148,52 @@ for line in "${TWINS[@]}"; do
   done
 done
 
+# --- NVMM: our NvBufSurface declaration against NVIDIA's header; decoder and camera into dlainfer ---
+# (docs/nvmm.md 8). CPU per frame: NVMM in place against the nvvidconv ! cudaupload copy.
+NVMM_INCLUDE=${NVMM_INCLUDE:-/usr/src/jetson_multimedia_api/include}
+col=${LOADABLE[colours]:-}
+if [ "${DRY_RUN:-}" = 1 ]; then
+  result INFO "nvmm: skipped in a dry run (the GPU host's stand-in tests it: element-gpu-nvmm)"
+elif [ ! -f "$NVMM_INCLUDE/nvbufsurface.h" ]; then
+  result FAIL "nvmm abi: no $NVMM_INCLUDE/nvbufsurface.h (install nvidia-l4t-jetson-multimedia-api, or set NVMM_INCLUDE)"
+elif ! g++ -std=c++17 -I"$NVMM_INCLUDE" -I"$SRC_ROOT" "$PIPELINES_DIR/orin-kit/nvmm_abi_check.cpp" \
+       -o "$WORK/nvmm_abi_check" > "$WORK/nvmm_abi_check.log" 2>&1; then
+  result FAIL "nvmm abi: the check does not compile against $NVMM_INCLUDE: $(head -c 300 "$WORK/nvmm_abi_check.log")"
+else
+  out=$("$WORK/nvmm_abi_check" 2>&1); rc=$?
+  while read -r l; do say "INFO $l"; done <<< "$out"
+  [ $rc -eq 0 ] && result PASS "nvmm abi: sizes, offsets and enum values match NVIDIA's header" \
+    || result FAIL "nvmm abi: $(grep MISMATCH <<< "$out" | paste -sd';' - | cut -c1-300)"
+fi
+col_labels=$(printf '%s\n' "${TWINS[@]}" | awk -F'\t' '$1 == "colours" {print $9}')
+if [ "${DRY_RUN:-}" != 1 ] && [ -n "$col" ]; then
+  enc=(videotestsrc num-buffers=300 pattern=red ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1
+       ! nvvidconv ! 'video/x-raw(memory:NVMM)' ! nvv4l2h264enc ! h264parse ! nvv4l2decoder)
+  for path in nvmm copy; do
+    if [ $path = nvmm ]; then mid=('video/x-raw(memory:NVMM),format=NV12'); else mid=(nvvidconv ! video/x-raw,format=NV12 ! cudaupload); fi
+    gst_tool_argv gst-launch-1.0
+    msg=$( { /usr/bin/time -f 'cpu_s=%U+%S' "${TOOL[@]}" -m "${enc[@]}" ! "${mid[@]}" ! dlainfer "model=$col" \
+            "labels=$KIT/$col_labels" post-messages=true ! fakesink sync=false; } 2>&1)
+    top=$(grep -m1 -o 'labels=(string)< *[a-z-]*' <<< "$msg" | sed 's/.*< *//')
+    cpu=$(grep -o 'cpu_s=[0-9.+]*' <<< "$msg" | tail -1 | sed 's/cpu_s=//')
+    probe "nvmm-cpu path=$path frames=300 cpu_s=${cpu:-?} (encode and decode included in both)"
+    if [ $path = nvmm ]; then
+      [ "$top" = red ] && result PASS "nvmm: nvv4l2decoder ! dlainfer (block-linear NVMM) classified red" \
+        || result FAIL "nvmm: nvv4l2decoder ! dlainfer gave '${top:-none}': $(grep -m1 -E 'ERROR|WARNING' <<< "$msg" | cut -c1-250)"
+    fi
+  done
+  msg=$(gst_tool gst-launch-1.0 nvarguscamerasrc num-buffers=30 \
+        ! 'video/x-raw(memory:NVMM),width=1920,height=1080,framerate=30/1,format=NV12' \
+        ! dlainfer "model=$col" post-messages=true ! fakesink 2>&1); rc=$?
+  if grep -qiE 'no cameras available|failed to create capture session|no element "nvarguscamerasrc"' <<< "$msg"; then
+    result INFO "nvmm camera: skipped, no camera ($(grep -m1 -iE 'camera|capture|element' <<< "$msg" | cut -c1-150))"
+  elif [ $rc -eq 0 ] && grep -q 'labels=(string)' <<< "$msg"; then
+    result PASS "nvmm camera: nvarguscamerasrc ! dlainfer classified 30 frames"
+  else
+    result FAIL "nvmm camera: $(grep -m1 -E 'ERROR|WARNING' <<< "$msg" | cut -c1-250)"
+  fi
+fi
+
 # --- probes ---------------------------------------------------------------------------------------
 bb=${LOADABLE[backbone]:-} col=${LOADABLE[colours]:-}
 if [ -n "$col" ]; then

@@ -82,12 +82,14 @@ TEST (BaseSubclass, IsAnElementOfTheFamily)
     EXPECT_EQ (own.count (p), 0u) << p << " is dlainfer's, not the base's";
   for (const char *p : {"max-detections", "box-threshold", "frames-published"})
     EXPECT_EQ (own.count (p), 1u) << p;
-  /* The base's pad templates: the formats the fused kernel reads, in CUDA or system memory. */
+  /* The base's pad templates: the formats the fused kernel reads, as Jetson NVMM (first), in CUDA
+   * or system memory. */
   for (const char *pad : {"sink", "src"}) {
     GstPadTemplate *t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
     ASSERT_NE (t, nullptr) << pad;
     GstCaps *caps = gst_pad_template_get_caps (t);
-    EXPECT_EQ (gst_caps_get_size (caps), 2u);
+    EXPECT_EQ (gst_caps_get_size (caps), 3u);
+    EXPECT_TRUE (gst_caps_features_contains (gst_caps_get_features (caps, 0), "memory:NVMM")) << pad;
     gst_caps_unref (caps);
   }
   gst_object_unref (e);

@@ -131,8 +131,9 @@ TEST (Element, RunsOnTheGStreamerItWasBuiltAgainst)
   gst_object_unref (plugin);
 }
 
-/* Both pads take the six formats in CUDA and in system memory, progressive only: the templates
- * say interlace-mode=progressive, so an interlaced source fails with GStreamer's caps message. */
+/* Both pads take the six formats in CUDA and in system memory and NV12/RGBA as Jetson NVMM (first:
+ * preferred), progressive only: the templates say interlace-mode=progressive, so an interlaced
+ * source fails with GStreamer's caps message. */
 TEST (Element, PadTemplates)
 {
   GstElement *e = make_infer ();
@@ -141,7 +142,8 @@ TEST (Element, PadTemplates)
     GstPadTemplate *t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), name);
     ASSERT_NE (t, nullptr) << name;
     GstCaps *caps = gst_pad_template_get_caps (t);
-    EXPECT_EQ (gst_caps_get_size (caps), 2u);
+    EXPECT_EQ (gst_caps_get_size (caps), 3u);
+    EXPECT_TRUE (gst_caps_features_contains (gst_caps_get_features (caps, 0), "memory:NVMM")) << name;
     for (guint i = 0; i < gst_caps_get_size (caps); ++i)
       EXPECT_STREQ (gst_structure_get_string (gst_caps_get_structure (caps, i), "interlace-mode"),
                     "progressive")
@@ -155,8 +157,38 @@ TEST (Element, PadTemplates)
         gst_caps_unref (one);
       }
     }
+    for (const char *fmt : {"NV12", "RGBA"}) {
+      const std::string s = std::string ("video/x-raw(memory:NVMM),format=") + fmt +
+                            ",width=1920,height=1080,framerate=30/1,interlace-mode=progressive";
+      GstCaps *one = gst_caps_from_string (s.c_str ());
+      EXPECT_TRUE (gst_caps_is_subset (one, caps)) << name << ": " << s;
+      gst_caps_unref (one);
+    }
     gst_caps_unref (caps);
   }
+  gst_object_unref (e);
+}
+
+/* Upstream offering NVMM and other memory: the element's caps query puts NVMM first. */
+TEST (Element, PrefersNvmmWhenOffered)
+{
+  GstElement *e = make_infer ();
+  ASSERT_NE (e, nullptr);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *offer = gst_caps_from_string (
+      "video/x-raw,format=NV12,width=640,height=480; "
+      "video/x-raw(memory:CUDAMemory),format=NV12,width=640,height=480; "
+      "video/x-raw(memory:NVMM),format=NV12,width=640,height=480");
+  GstCaps *caps = gst_pad_query_caps (sink, offer);
+  ASSERT_GT (gst_caps_get_size (caps), 0u);
+  EXPECT_TRUE (gst_caps_features_contains (gst_caps_get_features (caps, 0), "memory:NVMM"))
+      << gst_caps_to_string (caps);
+  GstCaps *fixed = gst_caps_fixate (gst_caps_ref (caps));
+  EXPECT_TRUE (gst_caps_features_contains (gst_caps_get_features (fixed, 0), "memory:NVMM"));
+  gst_caps_unref (fixed);
+  gst_caps_unref (caps);
+  gst_caps_unref (offer);
+  gst_object_unref (sink);
   gst_object_unref (e);
 }
 
@@ -180,6 +212,13 @@ TEST (Element, AcceptsAndRefusesCaps)
       {"video/x-raw(memory:CUDAMemory),format=NV12,width=640,height=480,framerate=30/1,interlace-mode=mixed",
        false},
       {"video/x-raw,format=GRAY8,width=640,height=480,framerate=30/1", false},
+      {"video/x-raw(memory:NVMM),format=NV12,width=1920,height=1080,framerate=30/1", true},
+      {"video/x-raw(memory:NVMM),format=RGBA,width=1280,height=720,framerate=30/1", true},
+      /* NVMM in a format the import does not read: the template refuses it. */
+      {"video/x-raw(memory:NVMM),format=I420,width=1920,height=1080,framerate=30/1", false},
+      {"video/x-raw(memory:NVMM),format=BGRx,width=1920,height=1080,framerate=30/1", false},
+      {"video/x-raw(memory:NVMM),format=NV12,width=640,height=480,framerate=30/1,interlace-mode=interleaved",
+       false},
       {"video/x-raw(memory:GLMemory),format=NV12,width=640,height=480,framerate=30/1", false},
       {"audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved", false},
   };

@@ -149,4 +149,71 @@ TEST (FrameSource, StagingBytesFromCaps)
   EXPECT_GE (dlainfer::staging_bytes (&info), GST_VIDEO_INFO_SIZE (&info));
 }
 
+/* Where frames live, from the caps' features. */
+TEST (FrameSource, MemoryFromCapsFeatures)
+{
+  const struct {
+    const char *caps;
+    dlainfer::FrameMemory memory;
+  } cases[] = {
+      {"video/x-raw,format=NV12,width=8,height=8", dlainfer::FrameMemory::kSystem},
+      {"video/x-raw(memory:CUDAMemory),format=NV12,width=8,height=8", dlainfer::FrameMemory::kCuda},
+      {"video/x-raw(memory:NVMM),format=NV12,width=8,height=8", dlainfer::FrameMemory::kNvmm},
+      {"video/x-raw(memory:NVMM),format=RGBA,width=8,height=8", dlainfer::FrameMemory::kNvmm},
+  };
+  for (const auto &c : cases) {
+    GstCaps *caps = gst_caps_from_string (c.caps);
+    EXPECT_EQ (dlainfer::frame_memory (caps), c.memory) << c.caps;
+    gst_caps_unref (caps);
+  }
+  EXPECT_EQ (dlainfer::frame_memory (nullptr), dlainfer::FrameMemory::kSystem);
+  EXPECT_STREQ (dlainfer::frame_memory_name (dlainfer::FrameMemory::kNvmm), "NVMM");
+}
+
+/* NVMM is read as NV12 or RGBA; any other format is refused naming it and the way out. */
+TEST (FrameSource, NvmmFormats)
+{
+  GstVideoInfo info;
+  nvmm::Format f;
+  std::string why;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 32);
+  ASSERT_TRUE (dlainfer::nvmm_format (&info, &f, &why));
+  EXPECT_EQ (f, nvmm::Format::kNV12);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 32);
+  ASSERT_TRUE (dlainfer::nvmm_format (&info, &f, &why));
+  EXPECT_EQ (f, nvmm::Format::kRGBA);
+  for (GstVideoFormat other : {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_BGRA}) {
+    gst_video_info_set_format (&info, other, 64, 32);
+    why.clear ();
+    EXPECT_FALSE (dlainfer::nvmm_format (&info, &f, &why));
+    EXPECT_NE (why.find (std::string ("memory:NVMM in format ") + gst_video_format_to_string (other)),
+               std::string::npos)
+        << why;
+    EXPECT_NE (why.find ("nvvidconv"), std::string::npos) << why;
+  }
+}
+
+/* NVMM structures go first, the rest keeps its order. */
+TEST (FrameSource, NvmmFirst)
+{
+  GstCaps *caps = gst_caps_from_string (
+      "video/x-raw,format=NV12; video/x-raw(memory:CUDAMemory),format=NV12; "
+      "video/x-raw(memory:NVMM),format=NV12; video/x-raw,format=RGBA; "
+      "video/x-raw(memory:NVMM),format=RGBA");
+  GstCaps *ordered = dlainfer::nvmm_first (caps);
+  GstCaps *want = gst_caps_from_string (
+      "video/x-raw(memory:NVMM),format=NV12; video/x-raw(memory:NVMM),format=RGBA; "
+      "video/x-raw,format=NV12; video/x-raw(memory:CUDAMemory),format=NV12; "
+      "video/x-raw,format=RGBA");
+  EXPECT_TRUE (gst_caps_is_strictly_equal (ordered, want)) << gst_caps_to_string (ordered);
+  gst_caps_unref (want);
+  gst_caps_unref (ordered);
+  gst_caps_unref (caps);
+  GstCaps *any = gst_caps_new_any ();
+  GstCaps *still_any = dlainfer::nvmm_first (any);
+  EXPECT_TRUE (gst_caps_is_any (still_any));
+  gst_caps_unref (still_any);
+  gst_caps_unref (any);
+}
+
 }  // namespace

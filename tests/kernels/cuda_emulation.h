@@ -29,8 +29,14 @@ struct dim3 {
 };
 inline dim3 blockIdx, threadIdx, blockDim, gridDim;
 
+struct uchar1 {
+  unsigned char x;
+};
 struct uchar2 {
   unsigned char x, y;
+};
+struct uchar4 {
+  unsigned char x, y, z, w;
 };
 struct uint2 {
   unsigned x, y;

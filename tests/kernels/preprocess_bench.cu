@@ -3,8 +3,10 @@
  * the same output bytes, and a three-pass baseline in the style of DeepStream's GPU path
  * (NV12 -> RGBA at network size -> FP32 planar normalised with a mean image -> FP16 chw16).
  * 64 distinct frames rotate so they do not sit in L2; CUDA events; median per frame over
- * repeated rotations, eager and replayed from a CUDA graph. One table to stdout. PyTorch's figure
- * comes from preprocess_torch_bench.py on the same host. */
+ * repeated rotations, eager and replayed from a CUDA graph. The NV12 FP16 scenarios also read the
+ * same frames from CUDA arrays through textures, as a Jetson block-linear (NVMM ARRAY) surface is
+ * read (target: <= 1.2x the pitched kernel's time). One table to stdout. PyTorch's figure comes from
+ * preprocess_torch_bench.py on the same host. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -103,6 +105,52 @@ __global__ void pass_planar_to_chw16 (const float *planar, tensor::View v, uint8
   uint4 *p = reinterpret_cast<uint4 *> (dst + v.offset (0, 0, y, x));
   p[0] = *reinterpret_cast<uint4 *> (&h[0]);
   p[1] = *reinterpret_cast<uint4 *> (&h[8]);
+}
+
+/* An NV12 frame's planes copied into CUDA arrays (Y uchar1, UV uchar2) with texture objects made as
+ * nvmm/import.cpp makes them: point sampling, element reads, unnormalised coordinates. */
+struct TextureFrame {
+  cudaArray_t y = nullptr, uv = nullptr;
+  cudaTextureObject_t ty = 0, tuv = 0;
+};
+
+cudaError_t make_texture (cudaArray_t array, cudaTextureObject_t *out)
+{
+  cudaResourceDesc res{};
+  res.resType = cudaResourceTypeArray;
+  res.res.array.array = array;
+  cudaTextureDesc td{};
+  td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+  td.filterMode = cudaFilterModePoint;
+  td.readMode = cudaReadModeElementType;
+  return cudaCreateTextureObject (out, &res, &td, nullptr);
+}
+
+cudaError_t texture_frame (const uint8_t *frame, int64_t pitch, int w, int h, TextureFrame *t)
+{
+  const cudaChannelFormatDesc one = cudaCreateChannelDesc<uchar1> (), two = cudaCreateChannelDesc<uchar2> ();
+  cudaError_t err = cudaMallocArray (&t->y, &one, size_t (w), size_t (h));
+  if (err == cudaSuccess)
+    err = cudaMallocArray (&t->uv, &two, size_t (w / 2), size_t (h / 2));
+  if (err == cudaSuccess)
+    err = cudaMemcpy2DToArray (t->y, 0, 0, frame, size_t (pitch), size_t (w), size_t (h),
+                               cudaMemcpyDeviceToDevice);
+  if (err == cudaSuccess)
+    err = cudaMemcpy2DToArray (t->uv, 0, 0, frame + pitch * h, size_t (pitch), size_t (w), size_t (h / 2),
+                               cudaMemcpyDeviceToDevice);
+  if (err == cudaSuccess)
+    err = make_texture (t->y, &t->ty);
+  if (err == cudaSuccess)
+    err = make_texture (t->uv, &t->tuv);
+  return err;
+}
+
+void free_texture_frame (TextureFrame &t)
+{
+  cudaDestroyTextureObject (t.ty);
+  cudaDestroyTextureObject (t.tuv);
+  cudaFreeArray (t.y);
+  cudaFreeArray (t.uv);
 }
 
 struct Timing {
@@ -261,6 +309,35 @@ TEST (PreprocessBench, Table)
       if (aa && sc.rois)
         std::printf ("| %-34s | 16 ROIs cost %.2fx one 1080p frame (target <= 4x): %s\n", scen.c_str (),
                      t.graph_us / one_frame_us, t.graph_us <= 4 * one_frame_us ? "MET" : "MISSED");
+    }
+    if (sc.baseline && sc.type == tensor::ElemType::kFp16 && sc.w >= 1920) {
+      std::vector<TextureFrame> tex (kFrames);
+      for (int i = 0; i < kFrames; ++i)
+        CK (texture_frame (frames[i], pitch, sc.w, sc.h, &tex[size_t (i)]));
+      for (const bool aa : {true, false}) {
+        preprocess::Params p = preprocess::default_params ();
+        p.antialias = aa;
+        bool ok = true;
+        const Timing t = time_it ([&] (int i, cudaStream_t s) {
+          preprocess::SourceView src = src_of (i);
+          src.kind = preprocess::SourceKind::kTexture;
+          src.planes[0] = src.planes[1] = nullptr;
+          src.textures[0] = tex[size_t (i)].ty;
+          src.textures[1] = tex[size_t (i)].tuv;
+          std::string err;
+          ok = ok && preprocess::launch (src, v, outs[i], p, nullptr, 0, s, &err) == preprocess::Status::kOk;
+        });
+        ASSERT_TRUE (ok) << scen;
+        const Timing &pitched = aa ? fused_aa : fused_bilinear;
+        row (scen, aa ? "NVMM ARRAY, antialias" : "NVMM ARRAY, bilinear", t,
+             out_bytes + (aa && downscale ? read_full : read_2tap), pitched.graph_us,
+             "of pitched (target <= 1.2x)");
+        std::printf ("| %-34s | textures / pitched (%s) = %.2fx (target <= 1.2x): %s\n", scen.c_str (),
+                     aa ? "antialias" : "bilinear", t.graph_us / pitched.graph_us,
+                     t.graph_us <= 1.2 * pitched.graph_us ? "MET" : "MISSED");
+      }
+      for (TextureFrame &f : tex)
+        free_texture_frame (f);
     }
     if (sc.baseline) {
       uchar4 *rgba;

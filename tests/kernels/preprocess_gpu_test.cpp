@@ -368,4 +368,33 @@ TEST (PreprocessGpuErrors, RefusalBeforeLaunch)
   EXPECT_EQ (cudaGetLastError (), cudaSuccess);
 }
 
+/* Texture sources (Jetson block-linear surfaces): NV12 or RGBA with a texture per plane, refused
+ * before any launch otherwise; the CPU reference reads no textures. */
+TEST (PreprocessGpuErrors, TextureSourceRefusals)
+{
+  HostFrame frame = preprocess_test::make_frame (PixelFormat::kNV12, 64, 32);
+  SourceView s = frame.view ();
+  s.kind = SourceKind::kTexture;
+  s.planes[0] = s.planes[1] = nullptr;
+  s.textures[0] = 1;
+  tensor::View v{};
+  ASSERT_TRUE (tensor::make_view (Layout::kChw16, ElemType::kFp16, 1, 3, 8, 8, &v));
+  DeviceBuffer dst (size_t (v.size));
+  const Params p = default_params ();
+  std::string err;
+  EXPECT_EQ (launch (s, v, dst.p, p, nullptr, 0, nullptr, &err), Status::kInvalidArgument);
+  EXPECT_NE (err.find ("source plane 1 (UV) has no texture"), std::string::npos) << err;
+  HostFrame i420 = preprocess_test::make_frame (PixelFormat::kI420, 64, 32);
+  SourceView t = i420.view ();
+  t.kind = SourceKind::kTexture;
+  t.textures[0] = t.textures[1] = t.textures[2] = 1;
+  EXPECT_EQ (launch (t, v, dst.p, p, nullptr, 0, nullptr, &err), Status::kUnsupported);
+  EXPECT_NE (err.find ("texture sources are NV12 or RGBA"), std::string::npos) << err;
+  HostTensor host (Layout::kChw16, ElemType::kFp16, 1, 8, 8);
+  s.textures[1] = 2;
+  EXPECT_EQ (reference (s, host.view, host.data, p, nullptr, 0, nullptr, &err), Status::kUnsupported);
+  EXPECT_NE (err.find ("not textures"), std::string::npos) << err;
+  EXPECT_EQ (cudaGetLastError (), cudaSuccess);
+}
+
 }  // namespace

@@ -101,18 +101,20 @@ TEST (Scripts, PrintTheirPipelines)
                                                                 {"MODEL", "net.loadable"}};
   const Outcome file = run ({"bash", pipelines_dir () + "/jetson-file.sh", "clip.mp4"}, env);
   EXPECT_EQ (file.status, 0) << file.out;
-  EXPECT_NE (
-      file.out.find (
-          "filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! nvvidconv ! "
-          "video/x-raw,format=NV12 ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! dlainfer name=infer "
-          "model=net.loadable post-messages=true ! fakesink sync=false"),
-      std::string::npos)
+  EXPECT_NE (file.out.find ("filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvv4l2decoder ! "
+                            "'video/x-raw(memory:NVMM),format=NV12' ! dlainfer name=infer "
+                            "model=net.loadable post-messages=true ! fakesink sync=false"),
+             std::string::npos)
       << file.out;
   const Outcome cam = run ({"bash", pipelines_dir () + "/jetson-camera.sh"}, env);
   EXPECT_EQ (cam.status, 0) << cam.out;
   EXPECT_NE (cam.out.find ("nvarguscamerasrc sensor-id=0"), std::string::npos) << cam.out;
-  EXPECT_NE (cam.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos)
-      << cam.out;
+  EXPECT_NE (cam.out.find ("format=NV12' ! dlainfer name=infer"), std::string::npos) << cam.out;
+  /* NVMM=0: the copy path, for comparison. */
+  const Outcome copy = run ({"bash", pipelines_dir () + "/jetson-camera.sh"},
+                            {{"DRY_RUN", "print"}, {"MODEL", "net.loadable"}, {"NVMM", "0"}});
+  EXPECT_NE (copy.out.find ("! nvvidconv ! video/x-raw,format=NV12 ! cudaupload"), std::string::npos)
+      << copy.out;
   const Outcome x86 =
       run ({"bash", pipelines_dir () + "/x86-h264.sh"}, {{"DRY_RUN", "print"}, {"MODEL", ""}});
   EXPECT_EQ (x86.status, 0) << x86.out;

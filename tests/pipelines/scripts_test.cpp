@@ -686,9 +686,9 @@ TEST (Scripts, MissingCudauploadIsNamedWithItsPackage)
   for (const char *nvcodec : {"0", "1"})
     for (const char *s : {"jetson-file.sh", "jetson-camera.sh"}) {
       SCOPED_TRACE (std::string (s) + " nvcodec status " + nvcodec);
-      const Outcome r =
-          run_clean (tmp.path (), {"bash", pipelines_dir () + "/" + s, "clip.mp4"},
-                     {{"MODEL", "net.loadable"}, {"LAUNCH_RECORD", ran}, {"NVCODEC_STATUS", nvcodec}});
+      const Outcome r = run_clean (
+          tmp.path (), {"bash", pipelines_dir () + "/" + s, "clip.mp4"},
+          {{"MODEL", "net.loadable"}, {"NVMM", "0"}, {"LAUNCH_RECORD", ran}, {"NVCODEC_STATUS", nvcodec}});
       EXPECT_EQ (r.status, 1) << r.out;
       EXPECT_NE (r.out.find (std::string (s) + ": the cudaupload element is missing: "), std::string::npos)
           << r.out;
