@@ -101,6 +101,9 @@ if [ -n "${GPU_HOST_BENCH:-}" ]; then
       || skip+=(--exclude="tests/bench-$name")
   done
 fi
+# GPU_HOST_SUITE=0 (as for gpu-host-run.sh: no gpu suite, e.g. a call for the demos): the gpu test
+# programs stay here, about half of a build's archive.
+[ "${GPU_HOST_SUITE:-1}" = 1 ] || skip+=(--exclude='tests/gpu-*' --exclude='tests/*/gpu-*')
 # GPU_HOST_NO_SUITE="orin-kit" (as for gpu-host-run.sh): the Orin kit's data stays here too (and
 # with "face-api", the face-api folder, above).
 [[ " ${GPU_HOST_NO_SUITE:-} " != *" orin-kit "* ]] || skip+=(--exclude='orin-kit')

@@ -28,11 +28,18 @@ GstAnalyticsRelationMeta *relation_meta (GstBuffer *buffer)
 
 }  // namespace
 
-bool add_analytics_detection (GstBuffer *buffer, GQuark type, int x, int y, int w, int h, float confidence)
+bool add_analytics_detections (GstBuffer *buffer, const AnalyticsBox *boxes, size_t n)
 {
+  if (n == 0)
+    return true;
   GstAnalyticsRelationMeta *rmeta = relation_meta (buffer);
   GstAnalyticsODMtd mtd;
-  return rmeta && gst_analytics_relation_meta_add_od_mtd (rmeta, type, x, y, w, h, confidence, &mtd);
+  bool ok = rmeta != nullptr;
+  for (size_t i = 0; ok && i < n; ++i) {
+    const AnalyticsBox &b = boxes[i];
+    ok = gst_analytics_relation_meta_add_od_mtd (rmeta, b.type, b.x, b.y, b.w, b.h, b.confidence, &mtd);
+  }
+  return ok;
 }
 
 bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
@@ -58,7 +65,7 @@ bool add_analytics_classification (GstBuffer *, const float *, const GQuark *, s
   return false;
 }
 
-bool add_analytics_detection (GstBuffer *, GQuark, int, int, int, int, float)
+bool add_analytics_detections (GstBuffer *, const AnalyticsBox *, size_t)
 {
   return false;
 }

@@ -18,8 +18,15 @@ bool analytics_enabled ();
 bool add_analytics_classification (GstBuffer *buffer, const float *confidences, const GQuark *labels,
                                    size_t n);
 
-/* Adds one detection (its type's quark, box in frame pixels, confidence) as a GstAnalyticsODMtd.
- * False as above. */
-bool add_analytics_detection (GstBuffer *buffer, GQuark type, int x, int y, int w, int h, float confidence);
+/* A detection: its type's quark, its box in frame pixels, its confidence. */
+struct AnalyticsBox {
+  GQuark type;
+  int x, y, w, h;
+  float confidence;
+};
+
+/* Adds n detections as GstAnalyticsODMtds, in order, to the buffer's relation meta (looked up or
+ * made once for all of them). False as above. */
+bool add_analytics_detections (GstBuffer *buffer, const AnalyticsBox *boxes, size_t n);
 
 }  // namespace dlainfer

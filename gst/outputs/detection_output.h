@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/detect_plan.h"
+#include "gst/outputs/analytics_output.h"
 #include "gst/outputs/result_message.h"
 
 namespace dlainfer {
@@ -24,7 +25,7 @@ class DetectionOutput {
   /* The labels of the class channels (none: "class_<n>"), the backend named in the message. */
   void prepare (const std::vector<std::string> &labels, int classes, GQuark backend);
   /* The detections (frame pixels, best first) on `buffer`, a frame of `width` x `height`. */
-  void attach (GstBuffer *buffer, const detect::Detection *d, int n, int width, int height) const;
+  void attach (GstBuffer *buffer, const detect::Detection *d, int n, int width, int height);
   /* "dladetect-result" with the frame's times, dla-core and `detections`, an array of "detection"
    * structures (label, class-id, confidence, x, y, width, height: frame pixels). */
   GstStructure *message (const detect::Detection *d, int n, const FrameTimes &times, int dla_core) const;
@@ -33,6 +34,7 @@ class DetectionOutput {
  private:
   std::vector<GQuark> labels_;
   GQuark backend_ = 0;
+  std::vector<AnalyticsBox> boxes_; /* attach's, kept for its capacity */
 };
 
 }  // namespace dlainfer

@@ -39,15 +39,7 @@ constexpr int kObjects = 16, kFrames = 2000;
 /* Median over 9 rounds of kFrames calls of `frame` (one frame's work): us per frame. */
 double us_per_frame (const std::function<void ()> &frame)
 {
-  std::vector<double> rounds;
-  for (int r = 0; r < 9; ++r) {
-    const double t0 = bench::thread_cpu_seconds ();
-    for (int i = 0; i < kFrames; ++i)
-      frame ();
-    rounds.push_back (1e6 * (bench::thread_cpu_seconds () - t0) / kFrames);
-  }
-  std::sort (rounds.begin (), rounds.end ());
-  return rounds[rounds.size () / 2];
+  return bench::median_us_per_call (kFrames, frame);
 }
 
 double us_per_object (const std::function<void ()> &frame)

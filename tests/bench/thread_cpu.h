@@ -4,6 +4,9 @@
 
 #include <time.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace bench {
 
 /* CPU seconds of the calling thread (in a sink pad probe: the streaming thread). */
@@ -12,6 +15,21 @@ inline double thread_cpu_seconds ()
   timespec ts{};
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return double (ts.tv_sec) + 1e-9 * double (ts.tv_nsec);
+}
+
+/* Median over 9 rounds of `calls` calls of `step`: the calling thread's CPU microseconds per call. */
+template <typename Step>
+double median_us_per_call (int calls, Step &&step)
+{
+  std::vector<double> rounds;
+  for (int r = 0; r < 9; ++r) {
+    const double t0 = thread_cpu_seconds ();
+    for (int i = 0; i < calls; ++i)
+      step ();
+    rounds.push_back (1e6 * (thread_cpu_seconds () - t0) / calls);
+  }
+  std::sort (rounds.begin (), rounds.end ());
+  return rounds[rounds.size () / 2];
 }
 
 }  // namespace bench
