@@ -7,6 +7,8 @@
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
+
+#include <algorithm>
 #endif
 
 namespace dlainfer {
@@ -20,10 +22,20 @@ bool analytics_enabled ()
 
 namespace {
 
-GstAnalyticsRelationMeta *relation_meta (GstBuffer *buffer)
+/* Bytes a relatable mtd takes in the meta's buffer, at most: GStreamer's header (three words) and
+ * an ODMtd's box, type, confidence and angle, rounded up. */
+constexpr gsize kMtdBytes = 64;
+
+/* The buffer's relation meta; a new one has room for `mtds` mtds. GStreamer's default room (5 mtds,
+ * grown 5 at a time, the relation matrix copied at each step) makes n detections cost O(n^3). */
+GstAnalyticsRelationMeta *relation_meta (GstBuffer *buffer, gsize mtds = 5)
 {
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buffer);
-  return rmeta ? rmeta : gst_buffer_add_analytics_relation_meta (buffer);
+  if (rmeta)
+    return rmeta;
+  GstAnalyticsRelationMetaInitParams params = {std::max<gsize> (mtds, 5),
+                                               std::max<gsize> (mtds, 16) * kMtdBytes};
+  return gst_buffer_add_analytics_relation_meta_full (buffer, &params);
 }
 
 }  // namespace
@@ -32,7 +44,7 @@ bool add_analytics_detections (GstBuffer *buffer, const AnalyticsBox *boxes, siz
 {
   if (n == 0)
     return true;
-  GstAnalyticsRelationMeta *rmeta = relation_meta (buffer);
+  GstAnalyticsRelationMeta *rmeta = relation_meta (buffer, n);
   GstAnalyticsODMtd mtd;
   bool ok = rmeta != nullptr;
   for (size_t i = 0; ok && i < n; ++i) {

@@ -67,9 +67,11 @@ TEST (DetectHost, PerDetection)
   DetectionOutput out;
   out.prepare (labels, 80, g_quark_from_static_string ("swdla"));
   const Steps none = steps_us (out, 0);
-  std::printf ("\ndladetect's host steps per detection (thread CPU, median of 9 rounds of %d frames)\n\n", kFrames);
-  std::printf ("| detections / frame | attach us/frame | message us/frame | attach us/det | message us/det | "
-               "both us/det |\n|--:|--:|--:|--:|--:|--:|\n");
+  std::printf ("\ndladetect's host steps per detection (thread CPU, median of 9 rounds of %d frames)\n\n",
+               kFrames);
+  std::printf (
+      "| detections / frame | attach us/frame | message us/frame | attach us/det | message us/det | "
+      "both us/det |\n|--:|--:|--:|--:|--:|--:|\n");
   for (int n : {16, 100}) {
     const Steps s = steps_us (out, n);
     const double a = (s.attach - none.attach) / n, m = (s.message - none.message) / n;
