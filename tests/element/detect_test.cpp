@@ -152,6 +152,22 @@ std::vector<detect::Detection> two_boxes ()
   return {{10.4f, 20.6f, 110.f, 220.4f, 0.9f, 1}, {300.f, 40.f, 360.f, 100.f, 0.6f, 7}};
 }
 
+/* A structure's field names, in order. */
+std::vector<std::string> names_of (const GstStructure *s)
+{
+  std::vector<std::string> out;
+  for (gint i = 0; i < gst_structure_n_fields (s); ++i)
+    out.push_back (gst_structure_nth_field_name (s, guint (i)));
+  return out;
+}
+
+double double_of (const GstStructure *s, const char *field)
+{
+  gdouble v = -1;
+  EXPECT_TRUE (gst_structure_get_double (s, field, &v)) << field << " is no double";
+  return v;
+}
+
 TEST (DetectionOutput, RoiMetasWithTheDetectionParameter)
 {
   dlainfer::DetectionOutput out;
@@ -182,6 +198,12 @@ TEST (DetectionOutput, RoiMetasWithTheDetectionParameter)
   EXPECT_NEAR (confidence, 0.9, 1e-6);
   EXPECT_TRUE (gst_structure_get_double (p, "x_max", &x_max));
   EXPECT_NEAR (x_max, 110.0 / 640.0, 1e-6);
+  /* DL Streamer's gvadetect fields, in its order, the box normalised to the frame. */
+  EXPECT_EQ (names_of (p), (std::vector<std::string>{"label", "label_id", "confidence", "x_min", "y_min",
+                                                     "x_max", "y_max"}));
+  EXPECT_NEAR (double_of (p, "x_min"), 10.4 / 640.0, 1e-6);
+  EXPECT_NEAR (double_of (p, "y_min"), 20.6 / 480.0, 1e-6);
+  EXPECT_NEAR (double_of (p, "y_max"), 220.4 / 480.0, 1e-6);
 #ifdef HAVE_GST_ANALYTICS
   GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
   ASSERT_NE (rmeta, nullptr);
@@ -194,6 +216,9 @@ TEST (DetectionOutput, RoiMetasWithTheDetectionParameter)
   EXPECT_EQ (w, 100);
   EXPECT_FLOAT_EQ (loc_conf, 0.9f);
   EXPECT_STREQ (g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)), "car");
+  EXPECT_EQ (gst_analytics_relation_get_length (rmeta), 2u) << "one ODMtd per detection";
+  ASSERT_TRUE (gst_analytics_relation_meta_get_od_mtd (rmeta, 1, &od));
+  EXPECT_STREQ (g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)), "class_7");
 #endif
   gst_buffer_unref (buf);
 }
@@ -215,6 +240,17 @@ TEST (DetectionOutput, MessageListsTheDetections)
   gint width = 0, core = -1;
   EXPECT_TRUE (gst_structure_get_int (first, "width", &width));
   EXPECT_EQ (width, 100);
+  /* docs/detection.md 6: label, class-id, confidence (a float), the box in whole frame pixels. */
+  EXPECT_EQ (names_of (first),
+             (std::vector<std::string>{"label", "class-id", "confidence", "x", "y", "width", "height"}));
+  gint v = -1;
+  EXPECT_TRUE (gst_structure_get_int (first, "class-id", &v) && v == 1) << v;
+  EXPECT_TRUE (gst_structure_get_int (first, "x", &v) && v == 10) << v;
+  EXPECT_TRUE (gst_structure_get_int (first, "y", &v) && v == 21) << v;
+  EXPECT_TRUE (gst_structure_get_int (first, "height", &v) && v == 199) << v;
+  const GValue *conf = gst_structure_get_value (first, "confidence");
+  ASSERT_TRUE (conf && G_VALUE_HOLDS_FLOAT (conf));
+  EXPECT_FLOAT_EQ (g_value_get_float (conf), 0.9f);
   EXPECT_TRUE (gst_structure_get_int (s, "dla-core", &core));
   EXPECT_EQ (core, 1);
   gst_structure_free (s);
