@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include "host/library_cache.h"
+
 namespace dla {
 
 #define DLA_SYMBOL_NAME(name) "cudla" #name,
@@ -22,8 +24,7 @@ namespace {
 std::mutex log_mutex;
 LogHandler log_handler;
 
-std::mutex cache_mutex;
-std::shared_ptr<const Library> cached;
+host::LibraryCache<Library> cache;
 
 void log (LogLevel level, const std::string &line)
 {
@@ -196,28 +197,12 @@ Status Library::Open (const std::string &path, bool from_env, std::shared_ptr<Li
 
 Status Library::Load (std::shared_ptr<const Library> *out)
 {
-  const char *env = std::getenv (kLibraryEnv);
-  const bool from_env = env && *env;
-  const std::string path = from_env ? env : kDefaultLibrary;
-
-  std::lock_guard<std::mutex> lock (cache_mutex);
-  if (cached && cached->path () == path) {
-    *out = cached;
-    return Status::Ok ();
-  }
-  std::shared_ptr<Library> lib;
-  Status st = Open (path, from_env, &lib);
-  if (!st.ok ())
-    return st;
-  cached = std::move (lib);
-  *out = cached;
-  return Status::Ok ();
+  return cache.load (kLibraryEnv, kDefaultLibrary, Open, out);
 }
 
 void Library::ResetForTests ()
 {
-  std::lock_guard<std::mutex> lock (cache_mutex);
-  cached.reset ();
+  cache.reset ();
 }
 
 Library::~Library ()

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "dla/driver_entry.h"
+#include "host/library_cache.h"
 
 namespace nvmm {
 namespace {
 
-std::mutex cache_mutex;
-std::shared_ptr<const Library> cached;
+host::LibraryCache<Library> cache;
 
 std::string dl_error ()
 {
@@ -111,27 +111,12 @@ host::Status Library::Open (const std::string &path, bool from_env, std::shared_
 
 host::Status Library::Load (std::shared_ptr<const Library> *out)
 {
-  const char *env = std::getenv (kLibraryEnv);
-  const bool from_env = env && *env;
-  const std::string path = from_env ? env : kDefaultLibrary;
-  std::lock_guard<std::mutex> lock (cache_mutex);
-  if (cached && cached->path () == path) {
-    *out = cached;
-    return host::Status::Ok ();
-  }
-  std::shared_ptr<Library> lib;
-  const host::Status st = Open (path, from_env, &lib);
-  if (!st.ok ())
-    return st;
-  cached = std::move (lib);
-  *out = cached;
-  return host::Status::Ok ();
+  return cache.load (kLibraryEnv, kDefaultLibrary, Open, out);
 }
 
 void Library::ResetForTests ()
 {
-  std::lock_guard<std::mutex> lock (cache_mutex);
-  cached.reset ();
+  cache.reset ();
 }
 
 Library::~Library ()
