@@ -55,14 +55,16 @@ or leave the suite out with GPU_HOST_NO_SUITE=face-api" >&2; exit 1; }
 fi
 mounted=""
 for id in "${ids[@]}"; do
-  # CI's second and third builds leave the GPU programs out (-Dgpu-suite=false): not for the host.
+  # CI's builds leave the GPU programs out (-Dgpu-suite=false) or compile for Orin alone (8.7): not
+  # for the host, whose H200 runs 9.0 code (or PTX).
   /usr/bin/python3 - "${DIR[$id]}/meson-info/intro-buildoptions.json" <<'PY' || {
 import json, sys
 opts = {o['name']: o['value'] for o in json.load(open(sys.argv[1]))}
-sys.exit(0 if opts.get('gpu-suite', True) else 1)
+arch = opts.get('nvcc-arch', '')
+sys.exit(0 if opts.get('gpu-suite', True) and ('9.0' in arch or 'PTX' in arch) else 1)
 PY
-    echo "gpu-bundle: ${DIR[$id]} was configured with -Dgpu-suite=false (a CI build, without the GPU suite): \
-bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true, build it, then bundle" >&2; exit 1; }
+    echo "gpu-bundle: ${DIR[$id]} is a CI build (-Dgpu-suite=false, or GPU code for 8.7 alone): \
+bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true -Dnvcc-arch='8.7 9.0+PTX', build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
   rm -rf "${DIR[$id]}/faces-demo"
   [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
