@@ -8,8 +8,8 @@ namespace detect {
 namespace {
 
 constexpr int kDecodeThreads = 256;
-/* A warp with at most this many candidates past the logit test decodes them together. */
-constexpr int kWarpDecodeMax = 4;
+/* Shared memory of a decode block's staging rooms with groups of 8 lanes (else 32). */
+constexpr size_t kStageShared = size_t (32) << 10;
 constexpr int kNmsThreads = 1024;
 /* Suppression-matrix words an NMS block builds at most (when the multiprocessors suffice). */
 constexpr int64_t kNmsTasks = 128;
@@ -49,8 +49,9 @@ Workspace carve (const Plan &p, void *base)
                    reinterpret_cast<Candidate *> (c), reinterpret_cast<uint64_t *> (c + cands)};
 }
 
-/* A candidate's channels staged in a warp's shared memory ([obj][classes][box fields]), its best
- * class already found by the warp (warp_best_class): the math of common/detect_math.h over them. */
+/* A candidate's channels staged in its lane group's shared memory ([obj][classes][box fields]), its
+ * best class already found by the group (stage_candidate): the math of common/detect_math.h over
+ * them. */
 struct StagedSource {
   const float *v;
   int classes;
@@ -66,33 +67,38 @@ struct StagedSource {
   }
 };
 
-/* The warp loads candidate `w`'s channels into `v` (lane-strided: coalesced within a channel
- * group) and finds its best class: each lane the first maximum of its channels, then the lowest
- * channel among equal maxima, which is best_class_in's answer (max is exact, so the order of the
- * reduction does not matter). */
-__device__ void stage_candidate (const Plan &p, const Frame &f, const Where &w, float *v, StagedSource *s)
+/* A group of G lanes loads candidate `w`'s channels into `v` (lane-strided: coalesced within a
+ * channel group) and finds its best class: each lane the first maximum of its channels, then the
+ * lowest channel among equal maxima, which is best_class_in's answer (max is exact, so the order of
+ * the reduction does not matter). Every lane of the warp calls it (the shuffles); a group without a
+ * candidate (`have` false) loads nothing. */
+template <int G>
+__device__ void stage_candidate (const Plan &p, const Frame &f, const Where &w, bool have, float *v,
+                                 StagedSource *s)
 {
   const unsigned all = 0xffffffffu;
-  const int lane = int (threadIdx.x) & 31;
+  const int sub = int (threadIdx.x) & (G - 1);
   const Level &l = p.level[w.level];
   const TensorSource t{p, f, l, w.a, w.y, w.x};
-  if (lane == 0 && l.obj.output >= 0)
-    v[0] = t.obj ();
   int best = -1;
   float m = 0.f;
-  for (int c = lane; c < p.classes; c += 32) {
-    const float x = t.cls (c);
-    v[1 + c] = x;
-    if (c != p.background && (best < 0 || x > m)) {
-      m = x;
-      best = c;
+  if (have) {
+    if (sub == 0 && l.obj.output >= 0)
+      v[0] = t.obj ();
+    for (int c = sub; c < p.classes; c += G) {
+      const float x = t.cls (c);
+      v[1 + c] = x;
+      if (c != p.background && (best < 0 || x > m)) {
+        m = x;
+        best = c;
+      }
     }
+    for (int k = sub; k < box_fields (p); k += G)
+      v[1 + p.classes + k] = t.box (k);
   }
-  for (int k = lane; k < box_fields (p); k += 32)
-    v[1 + p.classes + k] = t.box (k);
-  for (int d = 16; d > 0; d >>= 1) {
-    const float om = __shfl_xor_sync (all, m, d);
-    const int ob = __shfl_xor_sync (all, best, d);
+  for (int d = G / 2; d > 0; d >>= 1) {
+    const float om = __shfl_xor_sync (all, m, d, G);
+    const int ob = __shfl_xor_sync (all, best, d, G);
     if (ob >= 0 && (best < 0 || om > m || (om == m && ob < best))) {
       m = om;
       best = ob;
@@ -111,73 +117,28 @@ __device__ void copy_plan (const Plan *__restrict__ src, Plan *dst)
   auto *d = reinterpret_cast<uint2 *> (dst);
   for (int k = int (threadIdx.x); k < int (sizeof (Plan) / sizeof (uint2)); k += int (blockDim.x))
     d[k] = s[k];
-  __syncthreads ();
 }
 
-/* Starts the loads of candidate `w`'s channels into L1 without waiting for them (the staging loads
- * of a warp's survivors then overlap instead of queuing one latency after another). */
+/* Starts the loads of candidate `w`'s channels into L1 without waiting for them (a group's staging
+ * loads then overlap instead of queuing one latency after another). */
+template <int G>
 __device__ void prefetch_candidate (const Plan &p, const Frame &f, const Where &w)
 {
-  const int lane = int (threadIdx.x) & 31;
+  const int sub = int (threadIdx.x) & (G - 1);
   const Level &l = p.level[w.level];
-  for (int c = lane; c < p.classes; c += 32)
+  for (int c = sub; c < p.classes; c += G)
     asm volatile("prefetch.global.L1 [%0];" ::"l"(
         channel_address (p, f, l.cls.output, l.cls.channel0 + w.a * l.cls.anchor_stride + c, w.y, w.x)));
-  for (int k = lane; k < box_fields (p); k += 32)
+  for (int k = sub; k < box_fields (p); k += G)
     asm volatile("prefetch.global.L1 [%0];" ::"l"(
         channel_address (p, f, l.box.output, l.box.channel0 + w.a * l.box.anchor_stride + k, w.y, w.x)));
 }
 
-__device__ Where where_from (const Where &w, int src)
+/* Appends the warp's passing candidates with one atomic (bounded, all counted). */
+__device__ void append (const Plan &p, bool pass, const Candidate &c, int32_t *counter, Candidate *out)
 {
   const unsigned all = 0xffffffffu;
-  return Where{__shfl_sync (all, w.level, src), __shfl_sync (all, w.a, src), __shfl_sync (all, w.y, src),
-               __shfl_sync (all, w.x, src)};
-}
-
-/* One thread per candidate. The deciding logit of objectness heads rejects nearly all of them with
- * one load; a warp with few survivors decodes them together, one after another (their channel
- * loads in parallel across the lanes instead of a class loop in one thread); a warp with many (heads
- * without objectness) decodes them a thread each. The passing ones are appended with one atomic per
- * warp (bounded, all counted). */
-__global__ void __launch_bounds__ (kDecodeThreads)
-    decode_kernel (const Plan *__restrict__ pp, const Frame f, int stage_floats, int32_t *counter,
-                   Candidate *out)
-{
-  extern __shared__ float stage[];
-  __shared__ Plan plan;
-  const unsigned all = 0xffffffffu;
-  copy_plan (pp, &plan);
-  const Plan &p = plan;
   const int lane = int (threadIdx.x) & 31;
-  const int32_t i = int32_t (blockIdx.x) * kDecodeThreads + int32_t (threadIdx.x);
-  const bool in = i < p.candidates;
-  const Where w = in ? where_of (p, i) : Where{0, 0, 0, 0};
-  const Level &l = p.level[w.level];
-  bool pending = in;
-  if (in && (p.scores == Scores::kObjSigmoid || p.scores == Scores::kObjSoftmax))
-    pending = field_at (p, f, l.obj, w.a, 0, w.y, w.x) > p.min_logit;
-  const unsigned todo = __ballot_sync (all, pending);
-  if (todo == 0)
-    return;
-  Candidate c;
-  bool pass = false;
-  if (__popc (todo) > kWarpDecodeMax) {
-    if (pending)
-      pass = decode_from (p, TensorSource{p, f, l, w.a, w.y, w.x}, i, w, &c);
-  } else {
-    float *v = stage + size_t (threadIdx.x >> 5) * size_t (stage_floats);
-    for (unsigned m = todo; m != 0; m &= m - 1)
-      prefetch_candidate (p, f, where_from (w, __ffs (int (m)) - 1));
-    for (unsigned m = todo; m != 0; m &= m - 1) {
-      const int src = __ffs (int (m)) - 1;
-      StagedSource s;
-      stage_candidate (p, f, where_from (w, src), v, &s);
-      if (lane == src)
-        pass = decode_from (p, s, i, w, &c);
-      __syncwarp ();
-    }
-  }
   const unsigned won = __ballot_sync (all, pass);
   if (won == 0)
     return;
@@ -189,6 +150,72 @@ __global__ void __launch_bounds__ (kDecodeThreads)
   const int32_t k = base + __popc (won & ((1u << lane) - 1u));
   if (pass && k < p.max_candidates)
     out[k] = c;
+}
+
+/* Block survivors of the logit test decoded a group of G lanes each, every group of the block at
+ * once, for at most this many rounds; a block with more (heads without objectness) decodes a
+ * thread per candidate. */
+constexpr int kStagedRounds = 4;
+
+/* One thread per candidate. The deciding logit of objectness heads rejects nearly all of them with
+ * one load; the block's few survivors are listed in shared memory and spread over its lane groups,
+ * each group decoding one (its channel loads in parallel across the lanes instead of a class loop
+ * in one thread), so that no warp takes its own survivors one after another. */
+template <int G>
+__global__ void __launch_bounds__ (kDecodeThreads)
+    decode_kernel (const Plan *__restrict__ pp, const Frame f, int stage_floats, int32_t *counter,
+                   Candidate *out)
+{
+  constexpr int kGroups = kDecodeThreads / G;
+  extern __shared__ float stage[];
+  __shared__ Plan plan;
+  __shared__ int32_t survivors[kDecodeThreads];
+  __shared__ int listed;
+  const unsigned all = 0xffffffffu;
+  const int lane = int (threadIdx.x) & 31;
+  if (threadIdx.x == 0)
+    listed = 0;
+  copy_plan (pp, &plan);
+  __syncthreads ();
+  const Plan &p = plan;
+  const int32_t i = int32_t (blockIdx.x) * kDecodeThreads + int32_t (threadIdx.x);
+  const bool in = i < p.candidates;
+  const Where w = in ? where_of (p, i) : Where{0, 0, 0, 0};
+  bool pending = in;
+  if (in && (p.scores == Scores::kObjSigmoid || p.scores == Scores::kObjSoftmax))
+    pending = field_at (p, f, p.level[w.level].obj, w.a, 0, w.y, w.x) > p.min_logit;
+  const unsigned todo = __ballot_sync (all, pending);
+  int base = 0;
+  if (lane == 0 && todo != 0)
+    base = atomicAdd (&listed, __popc (todo));
+  base = __shfl_sync (all, base, 0);
+  if (pending)
+    survivors[base + __popc (todo & ((1u << lane) - 1u))] = i;
+  __syncthreads ();
+  const int n = listed;
+  if (n == 0)
+    return;
+  Candidate c;
+  if (n > kGroups * kStagedRounds) {
+    const bool pass =
+        pending && decode_from (p, TensorSource{p, f, p.level[w.level], w.a, w.y, w.x}, i, w, &c);
+    append (p, pass, c, counter, out);
+    return;
+  }
+  const int group = int (threadIdx.x) / G;
+  float *v = stage + size_t (group) * size_t (stage_floats);
+  for (int k = group; k < n; k += kGroups)
+    prefetch_candidate<G> (p, f, where_of (p, survivors[k]));
+  for (int r = 0; r < n; r += kGroups) {
+    const bool have = r + group < n;
+    const int32_t si = have ? survivors[r + group] : 0;
+    const Where sw = where_of (p, si);
+    StagedSource s;
+    stage_candidate<G> (p, f, sw, have, v, &s);
+    const bool pass = have && (threadIdx.x & (G - 1)) == 0 && decode_from (p, s, si, sw, &c);
+    __syncwarp ();
+    append (p, pass, c, counter, out);
+  }
 }
 
 /* Score descending, then index ascending (the reference's order), then the buffer slot. */
@@ -251,9 +278,10 @@ __device__ void suppression_rows (const Plan &p, const SortedBoxes &sb, int n, i
 /* Greedy NMS over the matrix by one warp, 64 sorted candidates at a time: a chunk's decisions need
  * only its diagonal words (shuffled, no memory on the serial path), and visit only the candidates
  * still standing; then the kept rows' later words are ORed in. Lane k holds the removed bits of
- * words k and k + 32. */
+ * words k and k + 32. The kept rows are listed in `kept_rows` and written out after the scan, their
+ * candidates' loads all in flight at once instead of one round of them per chunk. */
 __device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *cands, const SortedBoxes &sb,
-                             const uint64_t *mask, int n, int words, Result *res)
+                             const uint64_t *mask, int n, int words, int16_t *kept_rows, Result *res)
 {
   const unsigned all = 0xffffffffu;
   const int lane = int (threadIdx.x);
@@ -276,8 +304,7 @@ __device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *can
     }
     for (int b = lane; b < 64; b += 32)
       if ((kept >> b) & 1)
-        res->detections[before + __popcll (kept & ((uint64_t (1) << b) - 1))] =
-            to_detection (f, cands[sb.slot[w * 64 + b]]);
+        kept_rows[before + __popcll (kept & ((uint64_t (1) << b) - 1))] = int16_t (w * 64 + b);
     if (w + 1 == words)
       break;
     for (uint64_t k = kept; k; k &= k - 1) {
@@ -286,6 +313,9 @@ __device__ void greedy_scan (const Plan &p, const Frame &f, const Candidate *can
       rem1 |= lane + 32 < words ? mask[row + size_t (lane) + 32] : 0;
     }
   }
+  __syncwarp ();
+  for (int k = lane; k < count; k += 32)
+    res->detections[k] = to_detection (f, cands[sb.slot[kept_rows[k]]]);
   if (lane == 0)
     res->count = count;
 }
@@ -375,6 +405,7 @@ __global__ void __launch_bounds__ (kNmsThreads)
 {
   extern __shared__ __align__ (16) uint8_t smem[];
   __shared__ bool last;
+  __shared__ int16_t kept_rows[kMaxDetections];
   const SortedBoxes sb{reinterpret_cast<float4 *> (smem + sh.box),
                        reinterpret_cast<int32_t *> (smem + sh.cls),
                        reinterpret_cast<uint16_t *> (smem + sh.slot)};
@@ -408,7 +439,7 @@ __global__ void __launch_bounds__ (kNmsThreads)
   }
   if (tid >= 32)
     return;
-  greedy_scan (*p, f, cands, sb, mask, n, words, res);
+  greedy_scan (*p, f, cands, sb, mask, n, words, kept_rows, res);
   if (tid == 0) {
     res->candidates = passed;
     res->dropped = passed > p->max_candidates ? passed - p->max_candidates : 0;
@@ -461,9 +492,15 @@ cudaError_t decode_device (const Plan &plan, const Frame &frame, void *workspace
   const Workspace w = carve (plan, workspace);
   const unsigned blocks = unsigned ((plan.candidates + kDecodeThreads - 1) / kDecodeThreads);
   const int stage = stage_floats (plan);
-  if (blocks > 0)
-    decode_kernel<<<blocks, kDecodeThreads, size_t (kDecodeThreads / 32) * size_t (stage) * sizeof (float),
-                    stream>>> (w.plan, frame, stage, w.counter, w.candidates);
+  /* Groups of 8 lanes while a block's 32 staging rooms fit kStageShared; else a warp a survivor. */
+  const bool narrow = size_t (kDecodeThreads / 8) * size_t (stage) * sizeof (float) <= kStageShared;
+  const size_t shared = size_t (kDecodeThreads / (narrow ? 8 : 32)) * size_t (stage) * sizeof (float);
+  if (blocks > 0 && narrow)
+    decode_kernel<8>
+        <<<blocks, kDecodeThreads, shared, stream>>> (w.plan, frame, stage, w.counter, w.candidates);
+  else if (blocks > 0)
+    decode_kernel<32>
+        <<<blocks, kDecodeThreads, shared, stream>>> (w.plan, frame, stage, w.counter, w.candidates);
   cudaError_t e = cudaGetLastError ();
   if (e != cudaSuccess)
     return e;

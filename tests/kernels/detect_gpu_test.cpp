@@ -3,8 +3,8 @@
  * every family, layout and type, letterboxed 1080p geometry; the same detections in the same order
  * (class exact, score to 1e-5 relative, box to 0.01 px), the same counts; a workspace reused frame
  * after frame; overflow of max_candidates (counts agree, the kept set is the GPU's); thousands of
- * candidates (the full sort); the decode replayed from a graph (kernels/decode_graph.h), made again
- * when the frame's geometry changes. */
+ * candidates (the full sort); many classes (a warp per survivor); the decode replayed from a graph
+ * (kernels/decode_graph.h), made again when the frame's geometry changes. */
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -138,6 +138,19 @@ TEST_F (DetectGpu, OverflowCounted)
   detect_cases::yolov5s_head (400, 13, &h);
   h.plan->max_candidates = 64;
   compare (h, 1);
+}
+
+/* 600 classes: a survivor's staging room is too big for groups of 8 lanes, so a warp decodes each. */
+TEST_F (DetectGpu, ManyClassesAWarpPerSurvivor)
+{
+  Head h;
+  detect_cases::make_head ({{"dlainfer-decoder", "yolo-anchors"},
+                            {"dlainfer-classes", "600"},
+                            {"dlainfer-strides", "32"},
+                            {"dlainfer-anchors", "116,90,156,198"},
+                            {"dlainfer-threshold", "0.25"}},
+                           640, 640, {out ("o", L::kChw16, T::kFp16, 2 * 605, 20, 20)}, {0.f}, 60, 9, &h);
+  compare (h, 20);
 }
 
 TEST_F (DetectGpu, Yolov2SoftmaxAndObjectnessOnly)
