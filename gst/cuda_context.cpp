@@ -30,16 +30,42 @@ GstCudaContext *CudaContext::wrap (GstElement *element, GstCudaContext *offered,
   return ctx;
 }
 
+/* The first half of gst_cuda_ensure_element_context (its second makes a context of its own, not the
+ * primary one): the neighbours are asked, then the pipeline (NEED_CONTEXT: a bin that holds a CUDA
+ * context hands it over through set_context, i.e. offer ()). Without it each of our elements would
+ * wrap the primary context anew, and GStreamer 1.24's CUDA pools refuse a stream of one wrapper in
+ * a pool of another ("stream object is holding different CUDA context"). */
+void CudaContext::ask_neighbours (GstElement *element)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  bool found = false;
+  for (GList *pads : {element->srcpads, element->sinkpads}) {
+    for (GList *l = pads; l && !found; l = l->next)
+      found = gst_pad_peer_query (GST_PAD (l->data), query);
+  }
+  GstContext *context = nullptr;
+  if (found)
+    gst_query_parse_context (query, &context);
+  if (context)
+    gst_element_set_context (element, context);
+  else
+    gst_element_post_message (element,
+                              gst_message_new_need_context (GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
+  gst_query_unref (query);
+}
+
 void CudaContext::open (GstElement *element, int device)
 {
+  error_.clear ();
+  const dla::Status st = dla::PrimaryContext::Retain (device, &primary_);
+  if (st.ok ())
+    ask_neighbours (element);
   GST_OBJECT_LOCK (element);
   GstCudaContext *offered = offered_;
   offered_ = nullptr;
   GST_OBJECT_UNLOCK (element);
 
-  error_.clear ();
   GstCudaContext *ctx = nullptr;
-  const dla::Status st = dla::PrimaryContext::Retain (device, &primary_);
   if (!st.ok ())
     error_ = st.message;
   else

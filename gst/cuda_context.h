@@ -3,8 +3,9 @@
  *
  * cuDLA hybrid mode works in the device's primary context and gst_cuda_context_new() makes another,
  * so the element retains the primary context from NULL->READY to READY->NULL, wraps it as a
- * GstCudaContext (or adopts a neighbour's wrapper of it), announces it, and answers context queries
- * with it, so that cudaupload, cudaconvert and decoders allocate in the same context. */
+ * GstCudaContext (or adopts the wrapper a neighbour or the pipeline holds), announces it, and answers
+ * context queries with it, so that cudaupload, cudaconvert, decoders and our other elements share one
+ * GstCudaContext. */
 #pragma once
 
 #include <gst/cuda/gstcudacontext.h>
@@ -46,6 +47,7 @@ class CudaContext {
   void reset_log () { foreign_logged_ = false; }
 
  private:
+  void ask_neighbours (GstElement *element);
   GstCudaContext *ref (GstElement *element) const;
   GstCudaContext *wrap (GstElement *element, GstCudaContext *offered, int device);
 

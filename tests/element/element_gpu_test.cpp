@@ -262,6 +262,35 @@ TEST_F (ElementGpu, CudaUploadAdoptsTheElementsContext)
   gst_object_unref (ready);
 }
 
+/* Two of our elements in one pipeline hold the same GstCudaContext, the one cudaupload's memory is
+ * in: the second asks its neighbours and the pipeline before it wraps the primary context. (Two
+ * wrappers of one context break GStreamer 1.24's CUDA pools: a decoder's stream of one wrapper in a
+ * pool of the other fails to allocate.) */
+TEST_F (ElementGpu, OurElementsShareOneContext)
+{
+  REQUIRE_CUDAUPLOAD ();
+  Pipeline p (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! " +
+      infer ("colours") + " ! dlainfer name=second model=" + model ("colours") +
+      " ! appsink name=sink sync=false");
+  ASSERT_TRUE (p.play ());
+  GstSample *s = p.pull ();
+  ASSERT_NE (s, nullptr);
+  GstCudaContext *first = element_context (p.by_name ("infer"));
+  GstCudaContext *second = element_context (p.by_name ("second"));
+  ASSERT_NE (first, nullptr);
+  EXPECT_EQ (first, second) << "each element wrapped the primary context itself";
+  GstMemory *mem = gst_buffer_peek_memory (gst_sample_get_buffer (s), 0);
+  ASSERT_TRUE (gst_is_cuda_memory (mem));
+  EXPECT_EQ (GST_CUDA_MEMORY_CAST (mem)->context, first) << "cudaupload holds another wrapper";
+  gst_sample_unref (s);
+  p.stop ();
+  gst_object_unref (first);
+  if (second)
+    gst_object_unref (second);
+}
+
 /* Memory from another GstCudaContext (a decoder that made its own) is still classified right. The
  * frames are built in that context explicitly, so the foreign path runs whatever cudaupload does. */
 GstBuffer *foreign_frame (GstBufferPool *pool, const GstVideoInfo &info, uint32_t rgb)
