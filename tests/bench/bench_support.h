@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
@@ -190,7 +191,23 @@ struct Result {
   double cpu_us () const { return frames ? 1e6 * cpu_s / frames : 0; }
   double swdla_cpu_us () const { return frames ? 1e6 * swdla_cpu_s / frames : 0; }
   double streaming_cpu_us () const { return frames ? 1e6 * streaming_cpu_s / frames : 0; }
+  /* CPU microseconds per timed frame of the thread named `name` (0 when there was none). */
+  double thread_us (const char *name) const
+  {
+    const auto it = thread_cpu_s.find (name);
+    return frames && it != thread_cpu_s.end () ? 1e6 * it->second / frames : 0;
+  }
+  /* The element's own CPU per timed frame: its streaming thread (behind a `queue name=q`, q:src) and
+   * its src task (an element named infer, infer:src), swdla's emulated submit left out. The other
+   * threads (appsrc, the sink) are not the element's and only add noise. */
+  double element_cpu_us () const { return thread_us ("q:src") + thread_us ("infer:src") - swdla_cpu_us (); }
 };
+
+inline double median (std::vector<double> v)
+{
+  std::sort (v.begin (), v.end ());
+  return v.empty () ? 0 : v[v.size () / 2];
+}
 
 /* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs), 0 when the
  * cuDLA library loaded in this process is not swdla. */

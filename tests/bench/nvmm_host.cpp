@@ -8,7 +8,6 @@
  * (infer:src), less swdla's emulated submit. Three rounds, the two paths alternated. */
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,24 +19,6 @@ namespace {
 
 constexpr int kRounds = 3;
 constexpr guint64 kWarmup = 100, kFrames = 2000;
-
-double thread_s (const bench::Result &r, const char *name)
-{
-  const auto it = r.thread_cpu_s.find (name);
-  return it == r.thread_cpu_s.end () ? 0.0 : it->second;
-}
-
-/* The element's threads' CPU per timed frame, swdla's submit left out. */
-double element_cpu_us (const bench::Result &r)
-{
-  return r.frames ? 1e6 * (thread_s (r, "q:src") + thread_s (r, "infer:src") - r.swdla_cpu_s) / r.frames : 0;
-}
-
-double median (std::vector<double> v)
-{
-  std::sort (v.begin (), v.end ());
-  return v[v.size () / 2];
-}
 
 }  // namespace
 
@@ -59,22 +40,22 @@ TEST_F (NvmmHost, ElementCpuPerFrameAgainstCudaMemory)
       const bench::Result r = bench::run (frames, paths[k], kWarmup, kFrames);
       ASSERT_EQ (r.error, "") << names[k];
       EXPECT_EQ (r.with_meta, r.frames) << names[k];
-      ASSERT_GT (thread_s (r, "q:src"), 0.0) << "no thread named q:src: the measure would miss the element";
-      cpu[k].push_back (element_cpu_us (r));
+      ASSERT_GT (r.thread_us ("q:src"), 0.0) << "no thread named q:src: the measure would miss the element";
+      cpu[k].push_back (r.element_cpu_us ());
       std::printf (
           "round %d, %s: %.1f fps, element CPU %.1f us/frame (q:src %.1f, infer:src %.1f, swdla "
           "submit %.1f)\n",
-          round + 1, names[k], r.fps (), cpu[k].back (), 1e6 * thread_s (r, "q:src") / r.frames,
-          1e6 * thread_s (r, "infer:src") / r.frames, r.swdla_cpu_us ());
+          round + 1, names[k], r.fps (), cpu[k].back (), r.thread_us ("q:src"), r.thread_us ("infer:src"),
+          r.swdla_cpu_us ());
     }
   bench::print_machine ();
-  const double cuda = median (cpu[0]), nvmm = median (cpu[1]);
+  const double cuda = bench::median (cpu[0]), nvmm = bench::median (cpu[1]);
   std::printf ("\n| input | element CPU us/frame, median of %d | rounds |\n|---|--:|---|\n", kRounds);
   for (int k = 0; k < 2; ++k) {
     std::string rounds;
     for (double v : cpu[k])
       rounds += (rounds.empty () ? "" : " / ") + std::to_string (v).substr (0, 5);
-    std::printf ("| %s | %.1f | %s |\n", names[k], median (cpu[k]), rounds.c_str ());
+    std::printf ("| %s | %.1f | %s |\n", names[k], bench::median (cpu[k]), rounds.c_str ());
   }
   std::printf ("NVMM - CUDA memory: %+.1f us/frame (target <= 0: %s)\n", nvmm - cuda,
                nvmm <= cuda ? "MET" : "missed");
