@@ -37,14 +37,21 @@ GstCudaContext *CudaContext::wrap (GstElement *element, GstCudaContext *offered,
  * a pool of another ("stream object is holding different CUDA context"). */
 void CudaContext::ask_neighbours (GstElement *element)
 {
-  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-  bool found = false;
-  for (GList *pads : {element->srcpads, element->sinkpads}) {
-    for (GList *l = pads; l && !found; l = l->next)
-      found = gst_pad_peer_query (GST_PAD (l->data), query);
-  }
+  struct Asking {
+    GstQuery *query;
+    bool found;
+  } asking{gst_query_new_context (GST_CUDA_CONTEXT_TYPE), false};
+  const GstElementForeachPadFunc ask = [] (GstElement *, GstPad *pad, gpointer data) -> gboolean {
+    auto *a = static_cast<Asking *> (data);
+    a->found = gst_pad_peer_query (pad, a->query);
+    return !a->found; /* on to the next pad until one is answered */
+  };
+  gst_element_foreach_src_pad (element, ask, &asking);
+  if (!asking.found)
+    gst_element_foreach_sink_pad (element, ask, &asking);
+  GstQuery *query = asking.query;
   GstContext *context = nullptr;
-  if (found)
+  if (asking.found)
     gst_query_parse_context (query, &context);
   if (context)
     gst_element_set_context (element, context);
