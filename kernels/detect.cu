@@ -152,9 +152,9 @@ __device__ void append (const Plan &p, bool pass, const Candidate &c, int32_t *c
     out[k] = c;
 }
 
-/* Block survivors of the logit test decoded a group of G lanes each, every group of the block at
- * once, for at most this many rounds; a block with more (heads without objectness) decodes a
- * thread per candidate. */
+/* A block's survivors of the logit test are decoded by its lane groups, one each, all groups at
+ * once, in at most this many rounds; a block with more (heads without objectness) decodes a thread
+ * per candidate. */
 constexpr int kStagedRounds = 4;
 
 /* One thread per candidate. The deciding logit of objectness heads rejects nearly all of them with

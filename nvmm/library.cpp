@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <mutex>
 #include <vector>
 
 #include "dla/driver_entry.h"

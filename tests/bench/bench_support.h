@@ -209,6 +209,18 @@ inline double median (std::vector<double> v)
   return v.empty () ? 0 : v[v.size () / 2];
 }
 
+/* Each round's figure, "a / b / c", for a table's rounds column. */
+inline std::string rounds_text (const std::vector<double> &v)
+{
+  std::string text;
+  for (double x : v) {
+    char one[32];
+    std::snprintf (one, sizeof one, "%.1f", x);
+    text += (text.empty () ? "" : " / ") + std::string (one);
+  }
+  return text;
+}
+
 /* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs), 0 when the
  * cuDLA library loaded in this process is not swdla. */
 inline double swdla_submit_cpu_seconds ()

@@ -123,12 +123,9 @@ TEST_F (DetectBench, HostCpu)
   std::printf ("| dlainfer (colours), full frame | - | %.1f | - | - | - | - |\n", bench::median (own[0]));
   for (int k = 0; k < 2; ++k) {
     const double add = bench::median (added[k]), target = 10.0 + 0.3 * per_frame[k];
-    std::string rounds;
-    for (double v : added[k])
-      rounds += (rounds.empty () ? "" : " / ") + std::to_string (v).substr (0, 5);
     std::printf ("| dladetect (planted), max-detections=%d | %.1f | %.1f | %.1f | %s | %.1f | %s |\n",
-                 k == 0 ? 1 : kDetections, per_frame[k], bench::median (own[k + 1]), add, rounds.c_str (),
-                 target, add <= target ? "yes" : "NO");
+                 k == 0 ? 1 : kDetections, per_frame[k], bench::median (own[k + 1]), add,
+                 bench::rounds_text (added[k]).c_str (), target, add <= target ? "yes" : "NO");
     EXPECT_LE (add, target) << "dladetect adds at most 10 us + 0.3 us per detection a frame";
   }
   EXPECT_NEAR (per_frame[0], 1.0, 0.01) << "the white frame keeps max-detections";

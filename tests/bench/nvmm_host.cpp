@@ -51,12 +51,9 @@ TEST_F (NvmmHost, ElementCpuPerFrameAgainstCudaMemory)
   bench::print_machine ();
   const double cuda = bench::median (cpu[0]), nvmm = bench::median (cpu[1]);
   std::printf ("\n| input | element CPU us/frame, median of %d | rounds |\n|---|--:|---|\n", kRounds);
-  for (int k = 0; k < 2; ++k) {
-    std::string rounds;
-    for (double v : cpu[k])
-      rounds += (rounds.empty () ? "" : " / ") + std::to_string (v).substr (0, 5);
-    std::printf ("| %s | %.1f | %s |\n", names[k], bench::median (cpu[k]), rounds.c_str ());
-  }
+  for (int k = 0; k < 2; ++k)
+    std::printf ("| %s | %.1f | %s |\n", names[k], bench::median (cpu[k]),
+                 bench::rounds_text (cpu[k]).c_str ());
   std::printf ("NVMM - CUDA memory: %+.1f us/frame (target <= 0: %s)\n", nvmm - cuda,
                nvmm <= cuda ? "MET" : "missed");
 }
