@@ -152,21 +152,45 @@ __device__ void append (const Plan &p, bool pass, const Candidate &c, int32_t *c
     out[k] = c;
 }
 
-/* A block's survivors of the logit test are decoded by its lane groups, one each, all groups at
- * once, in at most this many rounds; a block with more (heads without objectness) decodes a thread
- * per candidate. */
+/* A block's survivors of the logit test are decoded by its lane groups in at most this many
+ * rounds; a block with more (heads without objectness) decodes a thread per candidate. */
 constexpr int kStagedRounds = 4;
 
+/* The block's listed survivors decoded by its groups of G lanes, one survivor a group, all groups
+ * at once: a group's channel loads run in parallel across its lanes instead of a class loop in one
+ * thread. `stage` holds a room of `stage_floats` for each group. */
+template <int G>
+__device__ void decode_listed (const Plan &p, const Frame &f, const int32_t *survivors, int n, float *stage,
+                               int stage_floats, int32_t *counter, Candidate *out)
+{
+  constexpr int kGroups = kDecodeThreads / G;
+  const int group = int (threadIdx.x) / G;
+  float *v = stage + size_t (group) * size_t (stage_floats);
+  for (int k = group; k < n; k += kGroups)
+    prefetch_candidate<G> (p, f, where_of (p, survivors[k]));
+  for (int r = 0; r < n; r += kGroups) {
+    const bool have = r + group < n;
+    const int32_t si = have ? survivors[r + group] : 0;
+    const Where sw = where_of (p, si);
+    StagedSource s;
+    stage_candidate<G> (p, f, sw, have, v, &s);
+    Candidate c;
+    const bool pass = have && (threadIdx.x & (G - 1)) == 0 && decode_from (p, s, si, sw, &c);
+    __syncwarp ();
+    append (p, pass, c, counter, out);
+  }
+}
+
 /* One thread per candidate. The deciding logit of objectness heads rejects nearly all of them with
- * one load; the block's few survivors are listed in shared memory and spread over its lane groups,
- * each group decoding one (its channel loads in parallel across the lanes instead of a class loop
- * in one thread), so that no warp takes its own survivors one after another. */
+ * one load; the block's few survivors are listed in shared memory and spread over its warps, a
+ * warp each while there are no more than warps (the usual case), else over groups of G lanes, so
+ * that no warp takes its own survivors one after another. */
 template <int G>
 __global__ void __launch_bounds__ (kDecodeThreads)
     decode_kernel (const Plan *__restrict__ pp, const Frame f, int stage_floats, int32_t *counter,
                    Candidate *out)
 {
-  constexpr int kGroups = kDecodeThreads / G;
+  constexpr int kWarps = kDecodeThreads / 32;
   extern __shared__ float stage[];
   __shared__ Plan plan;
   __shared__ int32_t survivors[kDecodeThreads];
@@ -195,26 +219,15 @@ __global__ void __launch_bounds__ (kDecodeThreads)
   const int n = listed;
   if (n == 0)
     return;
-  Candidate c;
-  if (n > kGroups * kStagedRounds) {
+  if (n > kDecodeThreads / G * kStagedRounds) {
+    Candidate c;
     const bool pass =
         pending && decode_from (p, TensorSource{p, f, p.level[w.level], w.a, w.y, w.x}, i, w, &c);
     append (p, pass, c, counter, out);
-    return;
-  }
-  const int group = int (threadIdx.x) / G;
-  float *v = stage + size_t (group) * size_t (stage_floats);
-  for (int k = group; k < n; k += kGroups)
-    prefetch_candidate<G> (p, f, where_of (p, survivors[k]));
-  for (int r = 0; r < n; r += kGroups) {
-    const bool have = r + group < n;
-    const int32_t si = have ? survivors[r + group] : 0;
-    const Where sw = where_of (p, si);
-    StagedSource s;
-    stage_candidate<G> (p, f, sw, have, v, &s);
-    const bool pass = have && (threadIdx.x & (G - 1)) == 0 && decode_from (p, s, si, sw, &c);
-    __syncwarp ();
-    append (p, pass, c, counter, out);
+  } else if (n <= kWarps) {
+    decode_listed<32> (p, f, survivors, n, stage, stage_floats, counter, out);
+  } else {
+    decode_listed<G> (p, f, survivors, n, stage, stage_floats, counter, out);
   }
 }
 
