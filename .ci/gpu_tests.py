@@ -75,6 +75,9 @@ def run(argv):
         for i, t in enumerate(tests, 1):
             env = dict(os.environ)
             env.update(t.get("env") or {})
+            # A test's own library path goes first, before the bundle's (which it would replace).
+            if t.get("env", {}).get("LD_LIBRARY_PATH") and os.environ.get("LD_LIBRARY_PATH"):
+                env["LD_LIBRARY_PATH"] = t["env"]["LD_LIBRARY_PATH"] + os.pathsep + os.environ["LD_LIBRARY_PATH"]
             env.setdefault("MESON_TEST_ITERATION", "1")
             cmd = list(t["cmd"])
             if wrap and is_elf(cmd[0]) and os.path.abspath(cmd[0]).startswith(build + os.sep):

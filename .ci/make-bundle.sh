@@ -20,6 +20,8 @@
 #                     (never libcuda / libnvidia-* / libcudla: the host has its own)
 #   OUT_DIR/plugins   GStreamer plugins used by tests and example pipelines
 #   OUT_DIR/bin       gst-launch-1.0, gst-inspect-1.0, gst-plugin-scanner
+#   OUT_DIR/wrap      (--root) gst-launch-1.0, gst-inspect-1.0: scripts that run bin's through
+#                     the bundled loader
 #   OUT_DIR/python    the mesonbuild module that configured BUILD_DIR
 #   OUT_DIR/env.sh    source it on the GPU host
 #
@@ -84,6 +86,13 @@ if [ -n "$PREFIX" ]; then
   done
 fi
 
+if [ -n "$ROOT" ]; then
+  mkdir -p "$OUT/wrap"
+  for t in gst-launch-1.0 gst-inspect-1.0; do
+    printf '#!/bin/sh\n# %s of the bundle, through its loader (env.sh puts this folder on PATH).\nb=$(cd "$(dirname "$0")/.." && pwd)\nexec "$b/lib/ld-linux-x86-64.so.2" --library-path "$b/lib" "$b/bin/%s" "$@"\n' "$t" "$t" > "$OUT/wrap/$t"
+    chmod +x "$OUT/wrap/$t"
+  done
+fi
 {
   echo '# Source this on the GPU host: . OUT_DIR/env.sh'
   echo '_b=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)'
@@ -94,8 +103,9 @@ fi
 # Binaries come from another C library: run each through the bundled loader.
 export BUNDLE_EXE_WRAPPER="$_b/lib/ld-linux-x86-64.so.2 --library-path $_b/lib"
 export GST_REGISTRY_FORK=no
-gst-launch-1.0() { $BUNDLE_EXE_WRAPPER "$_b/bin/gst-launch-1.0" "$@"; }
-gst-inspect-1.0() { $BUNDLE_EXE_WRAPPER "$_b/bin/gst-inspect-1.0" "$@"; }
+# The tools as commands on PATH (wrap/: scripts that run them through the loader), so that
+# timeout, Python's subprocess and the tests' scripts find them too.
+export PATH="$_b/wrap:$PATH"
 bundle-run() { $BUNDLE_EXE_WRAPPER "$@"; }
 # meson test needs: --wrapper "$BUNDLE_EXE_WRAPPER" (ELF test programs only)
 ENV
