@@ -4,7 +4,8 @@
  * sorted by score, class-aware greedy NMS, boxes mapped to frame pixels and clipped, into a Result
  * in device memory that the caller copies to pinned host memory behind it. Two kernel launches and
  * no host synchronisation: the decode (one thread a candidate; a block's few survivors of the logit
- * test spread over its lane groups, a group decoding each; one atomic per warp to append), then the
+ * test spread over its warps, a warp decoding each, or over groups of 8 lanes where there are more
+ * than warps; one atomic per warp to append), then the
  * NMS over a grid of blocks (each sorts the kept candidates and builds its share of the
  * suppression bit matrix; the last to finish scans it with one warp). host/detect/decode_ref.h is its
  * reference: the same plan, frame and result, the same per-candidate math (common/detect_math.h); the
