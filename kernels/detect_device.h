@@ -7,7 +7,8 @@
  * test spread over its warps, a warp decoding each, or over groups of 8 lanes where there are more
  * than warps; one atomic per warp to append), then the
  * NMS over a grid of blocks (each sorts the kept candidates and builds its share of the
- * suppression bit matrix; the last to finish scans it with one warp). host/detect/decode_ref.h is its
+ * suppression bit matrix; the last to finish scans it with one warp; with few candidates the first
+ * block does it all alone). host/detect/decode_ref.h is its
  * reference: the same plan, frame and result, the same per-candidate math (common/detect_math.h); the
  * detections agree in order, class and score to float rounding, unless more than max_candidates pass (which
  * ones are kept then depends on the GPU's order; the counts agree). CUDA builds only. */
