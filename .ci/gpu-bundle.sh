@@ -61,10 +61,10 @@ for id in "${ids[@]}"; do
 import json, sys
 opts = {o['name']: o['value'] for o in json.load(open(sys.argv[1]))}
 arch = opts.get('nvcc-arch', '')
-sys.exit(0 if opts.get('gpu-suite', True) and ('9.0' in arch or 'PTX' in arch) else 1)
+sys.exit(0 if opts.get('gpu-suite', True) and (arch == 'auto' or '9.0' in arch or 'PTX' in arch) else 1)
 PY
     echo "gpu-bundle: ${DIR[$id]} is a CI build (-Dgpu-suite=false, or GPU code for 8.7 alone): \
-bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true -Dnvcc-arch='8.7 9.0+PTX', build it, then bundle" >&2; exit 1; }
+bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true -Dnvcc-arch=auto, build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
   rm -rf "${DIR[$id]}/faces-demo"
   [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"
