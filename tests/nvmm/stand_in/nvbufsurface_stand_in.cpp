@@ -187,7 +187,11 @@ STAND_IN_EXPORT int nvmmStandInWrite (NvBufSurface *surf, const uint8_t *const *
     if (err != cudaSuccess)
       return refuse (std::string ("nvmmStandInWrite: ") + cudaGetErrorName (err));
   }
-  return 0;
+  /* A producer hands on a finished surface (a decoder's are written when pushed). A copy from
+   * pageable memory may return before its DMA lands, and the element's own stream does not wait
+   * for the legacy stream it ran on. */
+  const cudaError_t err = cudaStreamSynchronize (nullptr);
+  return err == cudaSuccess ? 0 : refuse (std::string ("nvmmStandInWrite: ") + cudaGetErrorName (err));
 }
 
 STAND_IN_EXPORT int nvmmStandInDestroy (NvBufSurface *surf)
