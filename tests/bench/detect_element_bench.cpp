@@ -7,7 +7,7 @@
  * colours model), both on one core at a 1 ms service (the same frame period: the host's CPU per
  * frame grows with the period), at 1 and 16 detections per frame. Target: <= 10 us + 0.3 us per
  * detection. The element's own threads (behind a named queue: Result::element_cpu_us), swdla's
- * emulated submit left out; five rounds of the three runs alternated, the median of each round's
+ * emulated submit left out; eleven rounds of the three runs alternated, the median of each round's
  * difference (a run's baseline alone moves by tens of microseconds from one run to the next).
  *
  * Cascade: `dladetect dla-core=0 max-detections=16 ! dlainfer inference-region=roi-list dla-core=1`
@@ -25,7 +25,7 @@
 
 namespace {
 
-constexpr int kServiceUs = 1000, kPerItemUs = 100, kDetections = 16, kRounds = 5;
+constexpr int kServiceUs = 1000, kPerItemUs = 100, kDetections = 16, kRounds = 11;
 constexpr guint64 kWarmup = 50;
 
 /* The planted detector in a folder of its own beside its .modelinfo (the decoder's keys); removed
