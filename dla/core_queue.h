@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: one DLA core of a loaded model (issue #23): its device handle, the loadable loaded
+/* gst-dlainfer: one DLA core of a loaded model: its device handle, the loadable loaded
  * on it, its own CUDA stream (two cores' tasks run at once only on two streams; every sharer's
  * tasks on the core queue on this one, in submit order), and when the tasks queued on it are
  * expected to end. A model is loaded on one or on every core (loaded_model.h), one CoreQueue each;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: which DLA core runs the next task, when an engine runs on several (issue #23).
+/* gst-dlainfer: which DLA core runs the next task, when an engine runs on several.
  *
  * A task goes to the core where it is expected to end first: (tasks queued there + 1) x that
  * core's expected task duration, ties to the lower core. The "+ 1" counts the new task itself, so

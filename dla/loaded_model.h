@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gst-dlainfer: a model loaded on one DLA core or on every core, the part of an engine its sharers
- * have in common (issue #23): per core the device handle (reserved against cuDLA's 16, core_handles.h),
+ * have in common: per core the device handle (reserved against cuDLA's 16, core_handles.h),
  * the module, one CUDA stream (the core's task queue: tasks run in the order they are submitted,
  * one at a time, as on a DLA core) and when its queued tasks are expected to end; the scheduler
  * that picks a core per task; the tensors the loadable declares; the mutex that guards all of it and

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: engines shared by model-instance-id (issue #23; DL Streamer's inference singleton
+/* gst-dlainfer: engines shared by model-instance-id (DL Streamer's inference singleton
  * shape): a process-wide map from an instance id to a shared object held by weak references, so the
  * object lives as long as its last user and a user leaving disturbs no other.
  *

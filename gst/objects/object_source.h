@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the objects a detector put on a buffer (secondary classification, issue #22).
+/* gst-dlainfer: the objects a detector put on a buffer (secondary classification).
  *
  * GStreamer >= 1.24 with the analytics library (HAVE_GST_ANALYTICS): every GstAnalyticsODMtd of
  * the buffer's GstAnalyticsRelationMeta, in the meta's order; the tracking id is that of a

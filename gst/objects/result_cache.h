@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: the last result of each tracked object (`reclassify-interval`, issue #22).
+/* gst-dlainfer: the last result of each tracked object (`reclassify-interval`).
  *
  * Keyed by tracking id. An object classified on frame f carries that result on frames f+1 ..
  * f+interval (marked carried, age = frames since f) and is classified again on frame f+interval+1,

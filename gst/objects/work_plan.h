@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* gst-dlainfer: a frame's objects as DLA tasks (issue #22). Pure: no GStreamer, no CUDA.
+/* gst-dlainfer: a frame's objects as DLA tasks. Pure: no GStreamer, no CUDA.
  *
  * The objects to classify (those the cache did not carry) fill tasks of up to `batch` objects (the
  * loadable's batch, the descriptor's n), in order; the last task may be partial (its remaining

@@ -6,7 +6,7 @@
  * service. Targets (issue "Frames in flight"): the default reaches >= 98 % of 1/service with host
  * CPU per frame <= 3 % of the service at 2 and 1 ms and <= 25 us at 0.5 ms; max-in-flight=1 no
  * worse than the one-frame design on the same host (one_frame_baseline). The CPU must not spin
- * while the DLA works. Then one element on two cores (dla-core=-1) against one core, issue #23. */
+ * while the DLA works. Then one element on two cores (dla-core=-1) against one core. */
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -203,7 +203,7 @@ TEST_F (BusyDla, OneCoreDefaultAndOneInFlight)
 namespace {
 
 /* One element on two swdla cores (dla-core=-1) against one core (dla-core=0), service 2 and 1 ms,
- * max-in-flight 4 on both (2 per core on two). Target (issue #23): two cores >= 1.9 x one core's fps,
+ * max-in-flight 4 on both (2 per core on two). Target: two cores >= 1.9 x one core's fps,
  * each core >= 95 % busy, own CPU per frame <= 3 % of the service. */
 struct CoresRow {
   int service_us;

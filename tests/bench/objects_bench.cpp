@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Benchmark: objects (inference-region=roi-list, issue #22). 16 objects on each 1080p NV12 CUDA
+/* Benchmark: objects (inference-region=roi-list). 16 objects on each 1080p NV12 CUDA
  * frame (ROI metas, a 4 x 4 grid of 240 x 200 boxes), the batch-16 loadable, swdla on one core
  * with a per-task 1 ms and a per-item 0.1 ms service (a task of the batch-16 loadable: 2.6 ms
  * whatever it holds). Targets: >= 95 % of the ceiling (1 / 2.6 ms), one preprocessing launch per

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Benchmark: the host CPU of roi-list's per-object steps outside the GPU and the DLA (issue #22's
+/* Benchmark: the host CPU of roi-list's per-object steps outside the GPU and the DLA (the
  * target: <= 3 us per object over full-frame mode at 16 objects a frame): the frame's objects
  * prepared (source, selection, cache, plan), each batch item's result read (softmax, top-5 of 8
  * and of 1000 classes), each result written back (the ROI meta's parameter structure) and listed

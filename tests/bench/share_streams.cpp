@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark: 8 elements sharing one loaded model (model-instance-id) over two swdla cores at 1 ms
- * per task (issue #23 targets): total fps against the two-core ceiling (>= 95 %; printed against
+ * per task (the targets): total fps against the two-core ceiling (>= 95 %; printed against
  * 2 / the nominal service and 2 / swdla's task as the elements measured it, which is longer),
  * each stream's fps against the mean (within 10 %), the median hold of a frame in the element
  * against its announced latency (<= + 1 ms); before that, host RSS and GPU memory with one stream and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The tensors the tensor-meta benchmarks (tensor-depad, tensor-depad-gpu) measure: the issue's
- * (#25) 1000-class vector and 2048 x 7 x 7 map, in each DLA layout and output type. */
+ * 1000-class vector and 2048 x 7 x 7 map, in each DLA layout and output type. */
 #pragma once
 
 #include <vector>

@@ -152,7 +152,7 @@ TEST (CompletionWait, AQueuedTaskSleepsFromTheEndOfTheTasksBeforeIt)
   EXPECT_GE (w.expected_end (), submit + std::chrono::milliseconds (1));
 }
 
-/* Issue #19: the host's work between acquire and submit (mapping the frame, preprocessing, a graph
+/* The host's work between acquire and submit (mapping the frame, preprocessing, a graph
  * capture) must not move the alarm: it counts from the submit (queued), while the task's total
  * time still counts from the acquire (started). */
 TEST (CompletionWait, HostTimeBeforeTheSubmitDoesNotDelayTheAlarm)

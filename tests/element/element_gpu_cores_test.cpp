@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Both DLA cores from one element (issue #23) on a CUDA GPU with the software DLA, which emulates
+/* Both DLA cores from one element on a CUDA GPU with the software DLA, which emulates
  * two cores (SWDLA_NUM_CORES) and counts the tasks each ran (swdlaCoreTaskCount): dla-core=-1
  * gives both work and names, per frame, the core that produced the result, consistently with
  * swdla's counts and `stats`; a single core number sends everything there; a core that refuses the

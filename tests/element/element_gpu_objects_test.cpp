@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* inference-region=roi-list (issue #22) on a CUDA GPU with the software DLA: each object a
+/* inference-region=roi-list on a CUDA GPU with the software DLA: each object a
  * "detector" put on a frame (ROI metas on every version, ODMtd on >= 1.24) is classified from its
  * own crop and its result written back: each object's result equals the full-frame result of the
  * same crop fed as a frame of its own (every resize mode), object-class / minimum size / maximum

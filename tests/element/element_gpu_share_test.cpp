@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One loaded model shared by many streams (issue #23, model-instance-id) on a CUDA GPU with the
+/* One loaded model shared by many streams (model-instance-id) on a CUDA GPU with the
  * software DLA, two cores (SWDLA_NUM_CORES): sharers hold one device handle and one module per
  * core (swdla counts them: swdlaCoreHandleCount, swdlaCoreModuleCount); only one needs `model`,
  * any one (parsed pipelines start their branches last-first), and the others take its labels;

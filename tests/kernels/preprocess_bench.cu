@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Benchmark of the fused preprocessing kernel (issue 3) against a floor kernel that only writes
+/* Benchmark of the fused preprocessing kernel against a floor kernel that only writes
  * the same output bytes, and a three-pass baseline in the style of DeepStream's GPU path
  * (NV12 -> RGBA at network size -> FP32 planar normalised with a mean image -> FP16 chw16).
  * 64 distinct frames rotate so they do not sit in L2; CUDA events; median per frame over

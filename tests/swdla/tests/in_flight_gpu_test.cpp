@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* swdla with several frames in flight (issue #20), as pessimistic as the DLA may be: each task's
+/* swdla with several frames in flight, as pessimistic as the DLA may be: each task's
  * service time jittered from a seeded sequence (SWDLA_SERVICE_JITTER_PCT, SWDLA_SEED), a per-handle
  * queue limit that refuses or blocks the next submit (SWDLA_QUEUE_LIMIT, SWDLA_QUEUE_FULL), and
  * CPU burnt inside every submit (SWDLA_SUBMIT_CPU_US). Orders are shown with CUDA events and
