@@ -171,10 +171,14 @@ TEST (InFlight, DrainWaitsUntilEmptyAndNotPushing)
 TEST (InFlight, StoredFlowReachesTheStreamingThread)
 {
   InFlight q;
-  queue_inferred_and_carried (q, 1);
+  /* Two frames at most, both queued: the waiter needs the pushed frame's room. (Waiting on the task
+   * slot instead would race: task_done () frees it before pushed () stores the flow.) */
+  q.configure (2, 2);
+  q.push (frame (0, 0));
+  q.push (frame (-1, 1));
   auto room = std::async (std::launch::async, [&] { return q.wait_for_room (true); });
   take_and_push (q, GST_FLOW_NOT_LINKED);
-  /* The task freed its slot, but the flow it stored wins: upstream gets it, no frame is queued. */
+  /* The push made room, but the flow it stored wins: upstream gets it, no frame is queued. */
   EXPECT_EQ (room.get (), InFlight::Wait::kStopped);
   EXPECT_EQ (q.flow (), GST_FLOW_NOT_LINKED);
   EXPECT_EQ (q.wait_for_room (false, in (10ms)), InFlight::Wait::kStopped);
