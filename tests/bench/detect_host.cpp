@@ -6,7 +6,7 @@
  * `dladetect` benchmark measures the whole element. Prints the median of 9 rounds, thread CPU
  * microseconds per detection.
  * PerDetectionColdCaches: the attach alone with the core's own caches emptied before each frame (a
- * walk over kEvictBytes, more than the L2 of this machine and of the GPU host; the shared L3 keeps
+ * walk over kEvictBytes, more than a server core's L2, 1-2 MiB; the shared L3 keeps
  * what it holds), as the element's src task may meet them a frame period after its last frame:
  * each frame's steps timed alone, the median frame. */
 #include <gst/gst.h>
