@@ -28,6 +28,9 @@ using dlainfer::DetectionOutput;
 constexpr int kFrames = 2000;
 
 constexpr size_t kEvictBytes = size_t (8) << 20;
+/* Below this an attach did nothing: no processor makes a ROI meta, its seven-field structure and an
+ * ODMtd in 50 ns (0.24-0.35 us here). */
+constexpr double kNothingUs = 0.05;
 constexpr int kColdFrames = 3000;
 
 double us_per_frame (const std::function<void ()> &frame)
@@ -109,7 +112,7 @@ TEST (DetectHost, PerDetection)
     const Steps s = steps_us (out, n);
     const double a = (s.attach - none.attach) / n, m = (s.message - none.message) / n;
     std::printf ("| %d | %.2f | %.2f | %.3f | %.3f | %.3f |\n", n, s.attach, s.message, a, m, a + m);
-    EXPECT_GT (a, 0.0) << "attaching " << n << " detections cost nothing: the bench measures nothing";
+    EXPECT_GT (a, kNothingUs) << "attaching " << n << " detections cost nothing: the bench measures nothing";
   }
 }
 
@@ -131,6 +134,7 @@ TEST (DetectHost, PerDetectionColdCaches)
     const double warm = steps_us (out, n).attach, cold = cold_attach_us (out, n, evict);
     const double per = (cold - cold_none) / n;
     std::printf ("| %d | %.2f | %.3f | %.2f | %.3f |\n", n, warm, (warm - warm_none) / n, cold, per);
-    EXPECT_GT (per, 0.0) << "attaching " << n << " detections cost nothing: the bench measures nothing";
+    EXPECT_GT (per, kNothingUs) << "attaching " << n
+                                << " detections cost nothing: the bench measures nothing";
   }
 }
