@@ -6,9 +6,9 @@
  * `dladetect` benchmark measures the whole element. Prints the median of 9 rounds, thread CPU
  * microseconds per detection.
  * PerDetectionColdCaches: the attach alone with the core's own caches emptied before each frame (a
- * walk over kEvictBytes, more than a server core's L2, 1-2 MiB; the shared L3 keeps
- * what it holds), as the element's src task may meet them a frame period after its last frame:
- * each frame's steps timed alone, the median frame. */
+ * walk over kEvictBytes, more than a server core's 1-2 MiB L2; the shared L3 keeps what it holds),
+ * as the element's src task may meet them a frame period after its last frame: each frame's steps
+ * timed alone, the median frame. */
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
@@ -53,16 +53,27 @@ struct Steps {
   double attach, message;
 };
 
+/* One frame's metas: attached to a fresh 1080p buffer, freed with it. */
+void attach_frame (DetectionOutput &out, const std::vector<detect::Detection> &d)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  out.attach (buf, d.data (), int (d.size ()), 1920, 1080);
+  gst_buffer_unref (buf);
+}
+
+/* Warm: the median of 9 rounds of kFrames attaches. */
+double warm_attach_us (DetectionOutput &out, int n)
+{
+  const std::vector<detect::Detection> d = detections (n);
+  return us_per_frame ([&] { attach_frame (out, d); });
+}
+
 Steps steps_us (DetectionOutput &out, int n)
 {
   const std::vector<detect::Detection> d = detections (n);
   const dlainfer::FrameTimes times{0, 0, 0, 33 * GST_MSECOND};
   Steps s;
-  s.attach = us_per_frame ([&] {
-    GstBuffer *buf = gst_buffer_new ();
-    out.attach (buf, d.data (), n, 1920, 1080);
-    gst_buffer_unref (buf);
-  });
+  s.attach = warm_attach_us (out, n);
   s.message = us_per_frame ([&] { gst_structure_free (out.message (d.data (), n, times, 0)); });
   return s;
 }
@@ -77,9 +88,7 @@ double cold_attach_us (DetectionOutput &out, int n, std::vector<unsigned char> &
     for (size_t i = 0; i < evict.size (); i += 64) /* written: dirty lines leave too */
       sum += ++evict[i];
     const double t0 = bench::thread_cpu_seconds ();
-    GstBuffer *buf = gst_buffer_new ();
-    out.attach (buf, d.data (), n, 1920, 1080);
-    gst_buffer_unref (buf);
+    attach_frame (out, d);
     frames.push_back (1e6 * (bench::thread_cpu_seconds () - t0));
   }
   evict[0] = static_cast<unsigned char> (sum); /* the walk is used: not optimised away */
@@ -121,7 +130,7 @@ TEST (DetectHost, PerDetectionColdCaches)
   DetectionOutput out;
   prepare_80_classes (out);
   std::vector<unsigned char> evict (kEvictBytes);
-  const double warm_none = steps_us (out, 0).attach, cold_none = cold_attach_us (out, 0, evict);
+  const double warm_none = warm_attach_us (out, 0), cold_none = cold_attach_us (out, 0, evict);
   std::printf (
       "\ndladetect's attach per detection, warm and with the caches emptied before each frame (%zu MiB "
       "walked; cold: thread CPU of the steps alone, median of %d frames)\n\n",
@@ -131,7 +140,7 @@ TEST (DetectHost, PerDetectionColdCaches)
       "|--:|--:|--:|--:|--:|\n| 0 | %.2f | - | %.2f | - |\n",
       warm_none, cold_none);
   for (int n : {16, 100}) {
-    const double warm = steps_us (out, n).attach, cold = cold_attach_us (out, n, evict);
+    const double warm = warm_attach_us (out, n), cold = cold_attach_us (out, n, evict);
     const double per = (cold - cold_none) / n;
     std::printf ("| %d | %.2f | %.3f | %.2f | %.3f |\n", n, warm, (warm - warm_none) / n, cold, per);
     EXPECT_GT (per, kNothingUs) << "attaching " << n
