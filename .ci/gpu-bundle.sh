@@ -61,10 +61,12 @@ for id in "${ids[@]}"; do
 import json, sys
 opts = {o['name']: o['value'] for o in json.load(open(sys.argv[1]))}
 arch = opts.get('nvcc-arch', '')
-sys.exit(0 if opts.get('gpu-suite', True) and (arch == 'auto' or '9.0' in arch or 'PTX' in arch) else 1)
+sys.exit(0 if opts.get('gpu-suite', True) and opts.get('benchmarks') == 'enabled'
+         and (arch == 'auto' or '9.0' in arch or 'PTX' in arch) else 1)
 PY
-    echo "gpu-bundle: ${DIR[$id]} is a CI build (-Dgpu-suite=false, or GPU code for 8.7 alone): \
-bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true -Dnvcc-arch=auto, build it, then bundle" >&2; exit 1; }
+    echo "gpu-bundle: ${DIR[$id]} is not a build for the GPU host (-Dgpu-suite=false, GPU code for 8.7 alone, \
+or the GPU benchmarks left out on this machine without a device): \
+bash tools/setup-build.sh ${DIR[$id]} -Dgpu-suite=true -Dnvcc-arch=auto -Dbenchmarks=enabled, build it, then bundle" >&2; exit 1; }
   strip_build "${DIR[$id]}"
   rm -rf "${DIR[$id]}/faces-demo"
   [ -z "$faces" ] || cp -r "$faces" "${DIR[$id]}/faces-demo"

@@ -4,7 +4,7 @@
 # UndefinedBehaviorSanitizer (-Db_sanitize=address,undefined; Meson hands nvcc the flags for its
 # host compiler) at -O1 and run. BUILD_DIR (default build-asan) is set up on first use with MESON_ARGS
 # (CI: -Ddebug=false -Dnvcc-arch=8.7), then reused (incremental). GPU programs are not built
-# (-Dgpu-suite=false). The test programs run as they are; the Python tests that load the plugin
+# (-Dgpu-suite=false), nor benchmarks (-Dbenchmarks=disabled). The test programs run as they are; the Python tests that load the plugin
 # (suite python, not no-gst) run with the compiler's ASan and UBSan runtimes preloaded into the
 # interpreter. Not run: the no-gst Python tests (model and tool checks that load none of our
 # libraries; Node under ASan takes four times as long), the fuzz targets (their own sanitizers: not
@@ -21,7 +21,7 @@ t0=$(date +%s)
 mkdir -p "$dir"
 if [ ! -f "$dir/build.ninja" ]; then
   bash tools/setup-build.sh "$dir" -Dgpu-suite=false -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
-    -Dexamples=disabled -Dfuzz=disabled "$@" > "$dir/sanitize-setup.log" 2>&1 ||
+    -Dexamples=disabled -Dfuzz=disabled -Dbenchmarks=disabled "$@" > "$dir/sanitize-setup.log" 2>&1 ||
     { tail -30 "$dir/sanitize-setup.log"; echo "sanitize-unit: setting up $dir failed"; exit 1; }
 fi
 ninja -C "$dir" > "$dir/sanitize-build.log" 2>&1 || { grep -E 'error|FAILED' "$dir/sanitize-build.log" | head -30; echo "sanitize-unit: build failed"; exit 1; }

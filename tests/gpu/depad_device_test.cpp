@@ -3,7 +3,9 @@
  * bit: every DLA layout and type, FLOAT32 and FLOAT16 out, odd sizes, a class vector whose pad
  * lanes are left out, a 1x1x1 edge, several outputs in one launch, and the graph the element
  * replays, writing pinned host memory through a table. */
-#include <cuda_runtime_api.h>
+#include "kernels/depad_device.h"
+
+#include <cuda_runtime.h> /* cudaMalloc and cudaMallocHost for any pointer type */
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "host/depad.h"
-#include "kernels/depad_device.h"
 
 namespace {
 
