@@ -5,8 +5,9 @@
  * 64 distinct frames rotate so they do not sit in L2; CUDA events; median per frame over
  * repeated rotations, eager and replayed from a CUDA graph. The NV12 FP16 scenarios also read the
  * same frames from CUDA arrays through textures, as a Jetson block-linear (NVMM ARRAY) surface is
- * read (target: <= 1.2x the pitched kernel's time). One table to stdout. PyTorch's figure comes from
- * preprocess_torch_bench.py on the same host. */
+ * read (target: <= 1.2x the pitched kernel's time), and time what reading the frame alone costs
+ * each way: the pitched loads, a texture fetch a texel, and 2 x 2 gathers. One table to stdout.
+ * PyTorch's figure comes from preprocess_torch_bench.py on the same host. */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -126,12 +127,13 @@ cudaError_t make_texture (cudaArray_t array, cudaTextureObject_t *out)
   return cudaCreateTextureObject (out, &res, &td, nullptr);
 }
 
-cudaError_t texture_frame (const uint8_t *frame, int64_t pitch, int w, int h, TextureFrame *t)
+cudaError_t texture_frame (const uint8_t *frame, int64_t pitch, int w, int h, TextureFrame *t,
+                           unsigned flags = cudaArrayDefault)
 {
   const cudaChannelFormatDesc one = cudaCreateChannelDesc<uchar1> (), two = cudaCreateChannelDesc<uchar2> ();
-  cudaError_t err = cudaMallocArray (&t->y, &one, size_t (w), size_t (h));
+  cudaError_t err = cudaMallocArray (&t->y, &one, size_t (w), size_t (h), flags);
   if (err == cudaSuccess)
-    err = cudaMallocArray (&t->uv, &two, size_t (w / 2), size_t (h / 2));
+    err = cudaMallocArray (&t->uv, &two, size_t (w / 2), size_t (h / 2), flags);
   if (err == cudaSuccess)
     err = cudaMemcpy2DToArray (t->y, 0, 0, frame, size_t (pitch), size_t (w), size_t (h),
                                cudaMemcpyDeviceToDevice);
@@ -156,6 +158,55 @@ void free_texture_frame (TextureFrame &t)
 struct Timing {
   double eager_us, graph_us;
 };
+
+/* The read floor of a frame's two planes: every texel read once and summed, one word written per
+ * thread (4 x 4 luma texels and their 2 x 2 chroma texels), so that nothing is optimised away.
+ * Pitched: the fused kernel's loads (a byte of luma, two bytes of chroma each); textures: one point
+ * fetch a texel, as the fused kernel's texture path; gather: tex2Dgather, the four texels of a 2 x 2
+ * footprint (one component) in one fetch, on arrays made with cudaArrayTextureGather. */
+enum class Read { kPitched, kTexture, kGather };
+
+template <Read R>
+__global__ void read_floor (const uint8_t *y, const uint8_t *uv, int64_t pitch, cudaTextureObject_t ty,
+                            cudaTextureObject_t tuv, int w, int h, uint32_t *out)
+{
+  const int bx = blockIdx.x * blockDim.x + threadIdx.x, by = blockIdx.y * blockDim.y + threadIdx.y;
+  if (4 * bx + 3 >= w || 4 * by + 3 >= h)
+    return;
+  uint32_t sum = 0;
+  if (R == Read::kPitched) {
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i)
+        sum += __ldg (y + (4 * by + j) * pitch + 4 * bx + i);
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 2; ++i) {
+        const uint32_t c =
+            __ldg (reinterpret_cast<const uint16_t *> (uv + (2 * by + j) * pitch) + 2 * bx + i);
+        sum += (c & 0xffu) + (c >> 8);
+      }
+  } else if (R == Read::kTexture) {
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i)
+        sum += tex2D<uchar1> (ty, 4 * bx + i + 0.5f, 4 * by + j + 0.5f).x;
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 2; ++i) {
+        const uchar2 c = tex2D<uchar2> (tuv, 2 * bx + i + 0.5f, 2 * by + j + 0.5f);
+        sum += c.x + c.y;
+      }
+  } else {
+    /* A footprint's top-left texel is floor (x - 0.5): sample at its bottom-right corner. */
+    for (int j = 0; j < 4; j += 2)
+      for (int i = 0; i < 4; i += 2) {
+        const uchar4 q = tex2Dgather<uchar4> (ty, 4 * bx + i + 1.f, 4 * by + j + 1.f, 0);
+        sum += q.x + q.y + q.z + q.w;
+      }
+    for (int comp = 0; comp < 2; ++comp) {
+      const uchar4 q = tex2Dgather<uchar4> (tuv, 2 * bx + 1.f, 2 * by + 1.f, comp);
+      sum += q.x + q.y + q.z + q.w;
+    }
+  }
+  out[by * (w / 4) + bx] = sum;
+}
 
 double median (std::vector<double> v)
 {
@@ -226,6 +277,48 @@ struct Scenario {
   int rois;
   bool baseline;
 };
+
+/* The three reads (read_floor) of the same frames, timed; and their sums on the first frame, each
+ * against the pitched read's (a gather that fetched another footprint fails here). */
+void read_floors (const std::string &scen, const std::vector<uint8_t *> &frames, int64_t pitch, int w, int h)
+{
+  std::vector<TextureFrame> tex (frames.size ());
+  for (size_t i = 0; i < frames.size (); ++i)
+    CK (texture_frame (frames[i], pitch, w, h, &tex[i], cudaArrayTextureGather));
+  const size_t n = size_t (w / 4) * size_t (h / 4);
+  uint32_t *out;
+  CK (cudaMalloc (&out, 3 * n * sizeof (uint32_t)));
+  const dim3 block (32, 8), grid (unsigned (w / 4 + 31) / 32, unsigned (h / 4 + 7) / 8);
+  auto launch = [&] (Read r, int i, cudaStream_t s) {
+    const uint8_t *y = frames[size_t (i)], *uv = y + pitch * h;
+    const TextureFrame &t = tex[size_t (i)];
+    uint32_t *o = out + size_t (r) * n;
+    if (r == Read::kPitched)
+      read_floor<Read::kPitched><<<grid, block, 0, s>>> (y, uv, pitch, t.ty, t.tuv, w, h, o);
+    else if (r == Read::kTexture)
+      read_floor<Read::kTexture><<<grid, block, 0, s>>> (y, uv, pitch, t.ty, t.tuv, w, h, o);
+    else
+      read_floor<Read::kGather><<<grid, block, 0, s>>> (y, uv, pitch, t.ty, t.tuv, w, h, o);
+  };
+  const Read reads[3] = {Read::kPitched, Read::kTexture, Read::kGather};
+  Timing t[3];
+  for (const Read r : reads) {
+    t[int (r)] = time_it ([&] (int i, cudaStream_t s) { launch (r, i, s); });
+    launch (r, 0, nullptr);
+  }
+  std::vector<uint32_t> sums (3 * n);
+  CK (cudaMemcpy (sums.data (), out, sums.size () * sizeof (uint32_t), cudaMemcpyDeviceToHost));
+  for (const Read r : {Read::kTexture, Read::kGather})
+    EXPECT_TRUE (std::equal (sums.begin (), sums.begin () + long (n), sums.begin () + long (size_t (r) * n)))
+        << scen << ": read " << int (r) << " sums other texels than the pitched read";
+  const double bytes = double (w) * h * 1.5;
+  row (scen, "read floor, pitched", t[0], bytes, 0, "");
+  row (scen, "read floor, textures", t[1], bytes, t[0].graph_us, "of the pitched read");
+  row (scen, "read floor, gather", t[2], bytes, t[0].graph_us, "of the pitched read");
+  cudaFree (out);
+  for (TextureFrame &f : tex)
+    free_texture_frame (f);
+}
 
 TEST (PreprocessBench, Table)
 {
@@ -338,6 +431,7 @@ TEST (PreprocessBench, Table)
       }
       for (TextureFrame &f : tex)
         free_texture_frame (f);
+      read_floors (scen, frames, pitch, sc.w, sc.h);
     }
     if (sc.baseline) {
       uchar4 *rgba;
