@@ -375,10 +375,12 @@ TEST_F (Share, FatalFailsEverySharer)
               "dlainfer name=f1 model-instance-id=fatal ! fakesink");
   ASSERT_TRUE (p.play ());
   std::set<std::string> failed;
+  std::string errors; /* every error posted, for the failure message */
   GstBus *bus = gst_element_get_bus (p.get ());
   while (GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR)) {
     GError *err = nullptr;
     gst_message_parse_error (m, &err, nullptr);
+    errors += std::string ("\n  ") + GST_OBJECT_NAME (GST_MESSAGE_SRC (m)) + ": " + err->message;
     if (std::string (err->message).find ("restart the process") != std::string::npos)
       failed.insert (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)));
     g_error_free (err);
@@ -388,7 +390,8 @@ TEST_F (Share, FatalFailsEverySharer)
   }
   gst_object_unref (bus);
   p.stop ();
-  EXPECT_EQ (failed, (std::set<std::string>{"f0", "f1"})) << "every sharer reports the fatal error";
+  EXPECT_EQ (failed, (std::set<std::string>{"f0", "f1"}))
+      << "every sharer reports the fatal error; the errors posted:" << errors;
 }
 
 /* Buffers that reached a fakesink (its handoff signal). */
