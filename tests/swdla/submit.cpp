@@ -215,13 +215,16 @@ cudaError_t enqueue_task (cudlaDevHandle_t *h, const Resolved &r, cudaStream_t s
     status = plan.external_error;
     run = false;
   }
+  /* The 911 before the task's status: a reader that sees the error status (any sharer of the handle,
+   * which reads cudlaGetLastError as a snapshot) must also see the process poisoned, as a DLA fault
+   * raises both at once. */
+  if (err == cudaSuccess && plan.external_error && !noop)
+    err = swdla::enqueue_store (stream, state ().poison.device (), swdla::kExternalDeviceError);
   if (run && err == cudaSuccess) /* the network, then its status (success), from one graph */
     err = r.module->device->enqueue (stream, r.input_ptrs (), r.output_ptrs (), {h->status.device (), status},
                                      settings.graphs);
   else if (err == cudaSuccess && !noop)
     err = swdla::enqueue_store (stream, h->status.device (), status);
-  if (err == cudaSuccess && plan.external_error && !noop)
-    err = swdla::enqueue_store (stream, state ().poison.device (), swdla::kExternalDeviceError);
   swdla::TaskEventPtr done = h->spare_event ();
   if (err == cudaSuccess)
     err = done->record (stream);
