@@ -168,15 +168,17 @@ struct Result {
   std::string what;
   guint64 frames = 0; /* timed frames */
   double wall_s = 0, cpu_s = 0;
-  double swdla_cpu_s = 0;     /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
+  double swdla_cpu_s = 0;                 /* of cpu_s, inside swdla's cudlaSubmitTask (0 without swdla) */
+  std::map<int, double> swdla_core_cpu_s; /* of swdla_cpu_s, by the submitting handle's core */
   double streaming_cpu_s = 0; /* of cpu_s, the thread that pushes into fakesink (dlainfer: its src task) */
   std::map<std::string, double> thread_cpu_s; /* of cpu_s, by thread name (cpu_seconds_by_thread) */
   guint64 with_meta = 0;                      /* timed frames that left with a classification meta */
   /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
-  guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
-  guint64 detections = 0;                     /* dladetect's stats, warm-up included */
+  guint64 inferences = 0, graph_launches = 0;   /* kernel launches replayed from a CUDA graph */
+  guint64 detections = 0;                       /* dladetect's stats, warm-up included */
+  std::map<std::string, guint64> detections_by; /* the same for every dladetect, by element name */
   /* Per DLA core, over the timed frames (stats' cores): tasks, and busy ms (their DLA time). */
   std::map<int, guint64> core_tasks;
   std::map<int, double> core_busy_ms;
@@ -201,6 +203,13 @@ struct Result {
    * its src task (an element named infer, infer:src), swdla's emulated submit left out. The other
    * threads (appsrc, the sink) are not the element's and only add noise. */
   double element_cpu_us () const { return thread_us ("q:src") + thread_us ("infer:src") - swdla_cpu_us (); }
+  /* The same for one of several elements, each behind its own queue and alone on its DLA core. */
+  double element_cpu_us (const std::string &queue, const std::string &element, int core) const
+  {
+    const double swdla = swdla_core_cpu_s.count (core) ? swdla_core_cpu_s.at (core) : 0;
+    return thread_us ((queue + ":src").c_str ()) + thread_us ((element + ":src").c_str ()) -
+           (frames ? 1e6 * swdla / frames : 0);
+  }
 };
 
 inline double median (std::vector<double> v)
@@ -221,18 +230,58 @@ inline std::string rounds_text (const std::vector<double> &v)
   return text;
 }
 
-/* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs), 0 when the
- * cuDLA library loaded in this process is not swdla. */
-inline double swdla_submit_cpu_seconds ()
+/* A function of the cuDLA library loaded in this process, called with `args`: its nanoseconds in
+ * seconds, 0 when the library is not swdla. */
+template <typename... Args>
+inline double swdla_seconds (const char *symbol, Args... args)
 {
   const char *path = g_getenv ("DLAINFER_CUDLA_LIBRARY");
   void *lib = path ? dlopen (path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
   if (!lib)
     return 0;
-  auto fn = reinterpret_cast<uint64_t (*) ()> (dlsym (lib, "swdlaSubmitCpuNs"));
-  const double s = fn ? fn () / 1e9 : 0;
+  auto fn = reinterpret_cast<uint64_t (*) (Args...)> (dlsym (lib, symbol));
+  const double s = fn ? fn (args...) / 1e9 : 0;
   dlclose (lib);
   return s;
+}
+
+/* CPU seconds spent so far inside swdla's cudlaSubmitTask (its swdlaSubmitCpuNs). */
+inline double swdla_submit_cpu_seconds ()
+{
+  return swdla_seconds ("swdlaSubmitCpuNs");
+}
+
+/* The same by core, for the cores a benchmark uses (swdlaSubmitCpuNsCore). */
+constexpr int kSwdlaCoresCounted = 4;
+inline std::map<int, double> swdla_submit_cpu_seconds_by_core ()
+{
+  std::map<int, double> by_core;
+  for (int c = 0; c < kSwdlaCoresCounted; ++c)
+    by_core[c] = swdla_seconds ("swdlaSubmitCpuNsCore", c);
+  return by_core;
+}
+
+/* dladetect's "detections" stat of every dladetect in `bin`, by element name. */
+inline std::map<std::string, guint64> detections_by_element (GstBin *bin)
+{
+  std::map<std::string, guint64> by;
+  GstIterator *it = gst_bin_iterate_recurse (bin);
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = GST_ELEMENT (g_value_get_object (&item));
+    GstElementFactory *f = gst_element_get_factory (e);
+    GstStructure *stats = nullptr;
+    if (f && g_strcmp0 (GST_OBJECT_NAME (f), "dladetect") == 0)
+      g_object_get (e, "stats", &stats, nullptr);
+    if (stats) {
+      gst_structure_get_uint64 (stats, "detections", &by[GST_OBJECT_NAME (e)]);
+      gst_structure_free (stats);
+    }
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return by;
 }
 
 /* The element's stage means at one moment, with how many inferences each is over. */
@@ -301,6 +350,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     gint64 t0 = 0, t1 = 0;
     double c0 = 0, c1 = 0, s0 = 0, s1 = 0, th0 = 0, th1 = 0;
     std::map<std::string, double> by_thread0, by_thread1;
+    std::map<int, double> by_core0, by_core1;
     const std::function<void (guint64)> *every = nullptr;
     GstElement *infer = nullptr;
     StageMeans at_warmup;
@@ -323,11 +373,13 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
           p->by_thread0 = cpu_seconds_by_thread ();
           p->c0 = cpu_seconds ();
           p->s0 = swdla_submit_cpu_seconds ();
+          p->by_core0 = swdla_submit_cpu_seconds_by_core ();
           p->th0 = thread_cpu_seconds ();
           p->t0 = g_get_monotonic_time ();
         } else if (i == p->warmup + p->n) {
           p->t1 = g_get_monotonic_time ();
           p->s1 = swdla_submit_cpu_seconds ();
+          p->by_core1 = swdla_submit_cpu_seconds_by_core ();
           p->th1 = thread_cpu_seconds ();
           p->c1 = cpu_seconds ();
           p->by_thread1 = cpu_seconds_by_thread ();
@@ -395,6 +447,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     }
     gst_object_unref (p.infer);
   }
+  r.detections_by = detections_by_element (GST_BIN (pipeline));
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);
@@ -407,6 +460,8 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
   for (const auto &[name, s] : p.by_thread1)
     r.thread_cpu_s[name] = s - (p.by_thread0.count (name) ? p.by_thread0.at (name) : 0.0);
   r.swdla_cpu_s = p.s1 - p.s0;
+  for (const auto &[core, s] : p.by_core1)
+    r.swdla_core_cpu_s[core] = s - p.by_core0[core];
   r.streaming_cpu_s = p.th1 - p.th0;
   r.with_meta = p.with_meta;
   return r;

@@ -26,6 +26,9 @@ namespace {
  * not the caller's. Waiting for a queue slot (SWDLA_QUEUE_FULL=block) is left out: a real driver
  * would sleep there. */
 std::atomic<uint64_t> submit_cpu_ns{0};
+/* The same by the handle's core (swdlaSubmitCpuNsCore): a benchmark running one element per core
+ * takes out each element's own share. */
+std::atomic<uint64_t> submit_cpu_ns_core[swdla::kMaxCores]{};
 
 /* Threads waiting inside cudlaSubmitTask for a queue slot now (swdlaQueueWaiters, tests). */
 std::atomic<int> queue_waiters{0};
@@ -33,7 +36,14 @@ std::atomic<int> queue_waiters{0};
 struct CountCpu {
   const uint64_t start = swdla::thread_cpu_ns ();
   uint64_t excluded = 0;
-  ~CountCpu () { submit_cpu_ns += swdla::thread_cpu_ns () - start - excluded; }
+  int core = -1; /* the handle's, once it is known to be one */
+  ~CountCpu ()
+  {
+    const uint64_t spent = swdla::thread_cpu_ns () - start - excluded;
+    submit_cpu_ns += spent;
+    if (core >= 0 && core < swdla::kMaxCores)
+      submit_cpu_ns_core[core] += spent;
+  }
 };
 
 /* Waits, without swdla's lock, until the task behind `e` has completed: polls its event, sleeping
@@ -328,6 +338,8 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
     swdla::TaskEventPtr wait;
     {
       std::lock_guard<std::mutex> lock (state ().mutex);
+      if (swdla::known (devHandle))
+        count.core = devHandle->core;
       const cudlaStatus st = submit_locked (call, devHandle, ptrToTasks, numTasks, stream, flags, &wait);
       if (!wait)
         return st;
@@ -339,6 +351,11 @@ extern "C" cudlaStatus cudlaSubmitTask (cudlaDevHandle const devHandle, const cu
 extern "C" uint64_t swdlaSubmitCpuNs (void)
 {
   return submit_cpu_ns.load ();
+}
+
+extern "C" uint64_t swdlaSubmitCpuNsCore (int core)
+{
+  return core >= 0 && core < swdla::kMaxCores ? submit_cpu_ns_core[core].load () : 0;
 }
 
 extern "C" int swdlaQueueWaiters (void)

@@ -20,6 +20,7 @@
 
 extern "C" {
 uint64_t swdlaSubmitCpuNs (void);
+uint64_t swdlaSubmitCpuNsCore (int core);
 int swdlaQueueWaiters (void);
 int64_t swdlaCoreTaskCount (int core);
 }
@@ -239,13 +240,14 @@ TEST (SwdlaInFlight, QueueLimitBlockOnOneThreadQueuesOnceAfterTheWait)
 TEST (SwdlaInFlight, SubmitBurnsTheConfiguredCpu)
 {
   Session s;
-  ASSERT_EQ (s.open ("colours"), "");
+  ASSERT_EQ (s.open ("colours", 1), "");
   Stream stream;
   warm_up (s, stream);
   constexpr uint64_t kBurnUs = 2000;
   Env burn ("SWDLA_SUBMIT_CPU_US", std::to_string (kBurnUs));
   constexpr int kSubmits = 5;
   const uint64_t counted0 = swdlaSubmitCpuNs ();
+  const uint64_t core0 = swdlaSubmitCpuNsCore (0), core1 = swdlaSubmitCpuNsCore (1);
   for (int i = 0; i < kSubmits; ++i) {
     const uint64_t t0 = swdla::thread_cpu_ns ();
     const cudlaStatus st = s.submit (stream);
@@ -257,6 +259,9 @@ TEST (SwdlaInFlight, SubmitBurnsTheConfiguredCpu)
   std::printf ("%d submits with SWDLA_SUBMIT_CPU_US=%llu: %.3f ms counted by swdlaSubmitCpuNs\n", kSubmits,
                static_cast<unsigned long long> (kBurnUs), double (counted) / 1e6);
   EXPECT_GE (counted, kSubmits * kBurnUs * 1000) << "swdlaSubmitCpuNs leaves the burn out";
+  EXPECT_GE (swdlaSubmitCpuNsCore (1) - core1, kSubmits * kBurnUs * 1000)
+      << "swdlaSubmitCpuNsCore leaves the burn of the handle's core out";
+  EXPECT_EQ (swdlaSubmitCpuNsCore (0), core0) << "a core-1 handle's submits were counted on core 0";
   ASSERT_EQ (cudaStreamSynchronize (stream), cudaSuccess);
 }
 
