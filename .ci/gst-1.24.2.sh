@@ -12,9 +12,9 @@
 #
 # Only what the project, its tests and pipelines/ use is built (every other feature disabled): core
 # with its tools and gst-check; -base's libraries with app, videotestsrc, videoconvertscale, videorate,
-# pbtypes and pango (textoverlay); -good's isomp4, png, multifile, videofilter; -bad's nvcodec
-# (cudaupload/cudadownload/nvh264dec; brings the cuda and analytics libraries), videoparsers,
-# debugutils, analyticsoverlay; -ugly's x264. GObject introspection is on (the target's Python users
+# pbtypes, pango (textoverlay) and rawparse (the face-api suite's raw RGBA frames); -good's isomp4,
+# png, multifile, videofilter; -bad's nvcodec (cudaupload/cudadownload/nvh264dec; brings the cuda and
+# analytics libraries), videoparsers, debugutils, analyticsoverlay; -ugly's x264. GObject introspection is on (the target's Python users
 # have the typelibs). Use the result through .ci/gst-1.24.2-env.sh.
 #
 # Usage: gst-1.24.2.sh            build when needed (prints the prefix's state)
@@ -33,7 +33,7 @@ COMMON="--libdir=lib -Dauto_features=disabled -Dtests=disabled -Dnls=disabled -D
 MODULES=(
   "gstreamer -Dexamples=disabled -Dintrospection=enabled -Dtools=enabled -Dcheck=enabled"
   "gst-plugins-base -Dexamples=disabled -Dintrospection=enabled -Dapp=enabled -Dvideotestsrc=enabled
-    -Dvideoconvertscale=enabled -Dvideorate=enabled -Dpbtypes=enabled -Dpango=enabled"
+    -Dvideoconvertscale=enabled -Dvideorate=enabled -Dpbtypes=enabled -Dpango=enabled -Drawparse=enabled"
   "gst-plugins-good -Dexamples=disabled -Disomp4=enabled -Dpng=enabled -Dmultifile=enabled
     -Dvideofilter=enabled"
   "gst-plugins-bad -Dexamples=disabled -Dintrospection=enabled -Dnvcodec=enabled -Dvideoparsers=enabled
