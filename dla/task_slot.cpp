@@ -127,7 +127,8 @@ float TaskSlot::learn_timings ()
   const float dla = elapsed_ms (submitted_.get (), dla_end_.get ());
   if (dla >= 0.f)
     timings.dla_ms = dla;
-  /* From the engine's stream reaching the task (its input written) to the outputs copied. */
+  /* From the engine's stream reaching the task (its input written) to its end event: the outputs
+   * copied and the AfterTask's work (a detector's decode) done. */
   return elapsed_ms (submitted_.get (), done_.get ());
 }
 

@@ -109,7 +109,7 @@ TEST_F (DetectBench, HostCpu)
       "tee name=t t. ! queue name=q1" + queue + det.element ("det1", 1, 1) +
       " ! fakesink sync=false t. ! queue name=q16" + queue + det.element ("det16", 2, kDetections) +
       " ! fakesink sync=false t. ! queue name=q" + queue + bench::dlainfer ("dla-core=0 post-messages=false");
-  std::vector<double> own[3], added[2];
+  std::vector<double> own[3], added[2], queue_thread[3], src_thread[3];
   double per_frame[2] = {0, 0};
   for (int round = 0; round < kRounds; ++round) {
     const bench::Result r = bench::run (rendered (), pipeline, kWarmup, n);
@@ -119,6 +119,8 @@ TEST_F (DetectBench, HostCpu)
       ASSERT_GT (r.thread_us ((b.queue + ":src").c_str ()), 0.0)
           << "no thread named " << b.queue << ":src: the measure would miss " << b.element;
       own[k].push_back (r.element_cpu_us (b.queue, b.element, b.core));
+      queue_thread[k].push_back (r.thread_us ((b.queue + ":src").c_str ()));
+      src_thread[k].push_back (r.thread_us ((b.element + ":src").c_str ()));
     }
     for (int k = 0; k < 2; ++k) {
       added[k].push_back (own[k + 1].back () - own[0].back ());
@@ -149,6 +151,13 @@ TEST_F (DetectBench, HostCpu)
     slope.push_back ((own[2][size_t (i)] - own[1][size_t (i)]) / (kDetections - 1));
   std::printf ("\nper further detection (16 against 1, each run): median %.3f us (%s)\n",
                bench::median (slope), bench::rounds_text (slope).c_str ());
+  /* Which thread carries what: the queue's (the element's streaming side, swdla's submit in it) and
+   * the element's src task (wait, read, metas, push, the sink's free). */
+  std::printf (
+      "\n| element | queue thread us/frame (median) | src task us/frame (median) |\n|---|--:|--:|\n");
+  for (int k = 0; k < 3; ++k)
+    std::printf ("| %s | %.1f | %.1f |\n", branches[k].element.c_str (), bench::median (queue_thread[k]),
+                 bench::median (src_thread[k]));
   EXPECT_NEAR (per_frame[0], 1.0, 0.01) << "the white frame keeps max-detections";
   EXPECT_NEAR (per_frame[1], double (kDetections), 0.01) << "the white frame keeps max-detections";
 }
