@@ -176,9 +176,9 @@ struct Result {
   /* dlainfer's own stats (CUDA events on 1 inference in dla::kTimingPeriod) over the timed frames
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
-  guint64 inferences = 0, graph_launches = 0;   /* kernel launches replayed from a CUDA graph */
-  guint64 detections = 0;                       /* dladetect's stats, warm-up included */
-  std::map<std::string, guint64> detections_by; /* the same for every dladetect, by element name */
+  guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
+  /* Every dladetect's "detections" stat (warm-up included), by element name. */
+  std::map<std::string, guint64> detections_by;
   /* Per DLA core, over the timed frames (stats' cores): tasks, and busy ms (their DLA time). */
   std::map<int, guint64> core_tasks;
   std::map<int, double> core_busy_ms;
@@ -442,7 +442,6 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     if (stats) {
       gst_structure_get_uint64 (stats, "inferences", &r.inferences);
       gst_structure_get_uint64 (stats, "graph-launches", &r.graph_launches);
-      gst_structure_get_uint64 (stats, "detections", &r.detections);
       gst_structure_free (stats);
     }
     gst_object_unref (p.infer);
