@@ -164,6 +164,12 @@ class SwdlaBench : public testing::Test {
   std::unique_ptr<Frames> frames_;
 };
 
+/* What the benchmarks read from an element's "stats" over its whole run. */
+struct ElementStats {
+  guint64 detections = 0;                       /* dladetect's */
+  double dla_ms = 0, total_ms = 0, post_ms = 0; /* the means of dla, total, postprocess */
+};
+
 struct Result {
   std::string what;
   guint64 frames = 0; /* timed frames */
@@ -177,8 +183,8 @@ struct Result {
    * only (the warm-up, with swdla's first-task graph capture, taken out); < 0 without "infer". */
   double preprocess_ms = -1, dla_ms = -1, postprocess_ms = -1;
   guint64 inferences = 0, graph_launches = 0; /* kernel launches replayed from a CUDA graph */
-  /* Every dladetect's "detections" stat (warm-up included), by element name. */
-  std::map<std::string, guint64> detections_by;
+  /* Every dlainfer's and dladetect's stats over the whole run (warm-up included), by element name. */
+  std::map<std::string, ElementStats> stats_by;
   /* Per DLA core, over the timed frames (stats' cores): tasks, and busy ms (their DLA time). */
   std::map<int, guint64> core_tasks;
   std::map<int, double> core_busy_ms;
@@ -211,12 +217,6 @@ struct Result {
            (frames ? 1e6 * swdla / frames : 0);
   }
 };
-
-inline double median (std::vector<double> v)
-{
-  std::sort (v.begin (), v.end ());
-  return v.empty () ? 0 : v[v.size () / 2];
-}
 
 /* Each round's figure, "a / b / c", for a table's rounds column. */
 inline std::string rounds_text (const std::vector<double> &v)
@@ -262,19 +262,25 @@ inline std::map<int, double> swdla_submit_cpu_seconds_by_core ()
 }
 
 /* dladetect's "detections" stat of every dladetect in `bin`, by element name. */
-inline std::map<std::string, guint64> detections_by_element (GstBin *bin)
+/* Every dlainfer's and dladetect's stats in `bin`, by element name. */
+inline std::map<std::string, ElementStats> stats_by_element (GstBin *bin)
 {
-  std::map<std::string, guint64> by;
+  std::map<std::string, ElementStats> by;
   GstIterator *it = gst_bin_iterate_recurse (bin);
   GValue item = G_VALUE_INIT;
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     GstElement *e = GST_ELEMENT (g_value_get_object (&item));
     GstElementFactory *f = gst_element_get_factory (e);
+    const char *kind = f ? GST_OBJECT_NAME (f) : "";
     GstStructure *stats = nullptr;
-    if (f && g_strcmp0 (GST_OBJECT_NAME (f), "dladetect") == 0)
+    if (g_strcmp0 (kind, "dladetect") == 0 || g_strcmp0 (kind, "dlainfer") == 0)
       g_object_get (e, "stats", &stats, nullptr);
     if (stats) {
-      gst_structure_get_uint64 (stats, "detections", &by[GST_OBJECT_NAME (e)]);
+      ElementStats &s = by[GST_OBJECT_NAME (e)];
+      gst_structure_get_uint64 (stats, "detections", &s.detections);
+      gst_structure_get_double (stats, "dla-mean-ms", &s.dla_ms);
+      gst_structure_get_double (stats, "total-mean-ms", &s.total_ms);
+      gst_structure_get_double (stats, "postprocess-mean-ms", &s.post_ms);
       gst_structure_free (stats);
     }
     g_value_reset (&item);
@@ -446,7 +452,7 @@ inline Result run (const Frames &frames, const std::string &middle, guint64 warm
     }
     gst_object_unref (p.infer);
   }
-  r.detections_by = detections_by_element (GST_BIN (pipeline));
+  r.stats_by = stats_by_element (GST_BIN (pipeline));
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);

@@ -75,8 +75,9 @@ double own_cpu_us (const bench::Result &r)
 
 double detections_per_frame (const bench::Result &r, const std::string &element)
 {
-  const auto it = r.detections_by.find (element);
-  return r.frames && it != r.detections_by.end () ? double (it->second) / double (r.frames + kWarmup) : 0;
+  const auto it = r.stats_by.find (element);
+  return r.frames && it != r.stats_by.end () ? double (it->second.detections) / double (r.frames + kWarmup)
+                                             : 0;
 }
 
 /* One branch of the side-by-side run: its queue, its element, its DLA core. */
@@ -109,7 +110,7 @@ TEST_F (DetectBench, HostCpu)
       "tee name=t t. ! queue name=q1" + queue + det.element ("det1", 1, 1) +
       " ! fakesink sync=false t. ! queue name=q16" + queue + det.element ("det16", 2, kDetections) +
       " ! fakesink sync=false t. ! queue name=q" + queue + bench::dlainfer ("dla-core=0 post-messages=false");
-  std::vector<double> own[3], added[2], queue_thread[3], src_thread[3];
+  std::vector<double> own[3], added[2], queue_thread[3], src_thread[3], dla_ms[3], total_ms[3], post_ms[3];
   double per_frame[2] = {0, 0};
   for (int round = 0; round < kRounds; ++round) {
     const bench::Result r = bench::run (rendered (), pipeline, kWarmup, n);
@@ -121,6 +122,10 @@ TEST_F (DetectBench, HostCpu)
       own[k].push_back (r.element_cpu_us (b.queue, b.element, b.core));
       queue_thread[k].push_back (r.thread_us ((b.queue + ":src").c_str ()));
       src_thread[k].push_back (r.thread_us ((b.element + ":src").c_str ()));
+      const bench::ElementStats &st = r.stats_by.at (b.element);
+      dla_ms[k].push_back (st.dla_ms);
+      total_ms[k].push_back (st.total_ms);
+      post_ms[k].push_back (st.post_ms);
     }
     for (int k = 0; k < 2; ++k) {
       added[k].push_back (own[k + 1].back () - own[0].back ());
@@ -152,12 +157,17 @@ TEST_F (DetectBench, HostCpu)
   std::printf ("\nper further detection (16 against 1, each run): median %.3f us (%s)\n",
                bench::median (slope), bench::rounds_text (slope).c_str ());
   /* Which thread carries what: the queue's (the element's streaming side, swdla's submit in it) and
-   * the element's src task (wait, read, metas, push, the sink's free). */
+   * the element's src task (wait, read, metas, push, the sink's free); and the element's stats: the
+   * DLA task, acquire to outputs seen by the host (the decode inside), the src task's read. */
   std::printf (
-      "\n| element | queue thread us/frame (median) | src task us/frame (median) |\n|---|--:|--:|\n");
+      "\n| element | queue thread us/frame | src task us/frame | dla us | total us | postprocess us |\n"
+      "|---|--:|--:|--:|--:|--:|\n");
   for (int k = 0; k < 3; ++k)
-    std::printf ("| %s | %.1f | %.1f |\n", branches[k].element.c_str (), bench::median (queue_thread[k]),
-                 bench::median (src_thread[k]));
+    std::printf ("| %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n", branches[k].element.c_str (),
+                 bench::median (queue_thread[k]), bench::median (src_thread[k]),
+                 1e3 * bench::median (dla_ms[k]), 1e3 * bench::median (total_ms[k]),
+                 1e3 * bench::median (post_ms[k]));
+  std::printf ("(medians of the runs; the stats' means over each whole run)\n");
   EXPECT_NEAR (per_frame[0], 1.0, 0.01) << "the white frame keeps max-detections";
   EXPECT_NEAR (per_frame[1], double (kDetections), 0.01) << "the white frame keeps max-detections";
 }

@@ -5,10 +5,11 @@
  * built and freed, at 16 and 100 detections a frame against none. CPU only; the GPU host's
  * `dladetect` benchmark measures the whole element. Prints the median of 9 rounds, thread CPU
  * microseconds per detection.
- * PerDetectionColdCaches: the attach alone with the core's own caches emptied before each frame (a
- * walk over kEvictBytes, more than a server core's 1-2 MiB L2; the shared L3 keeps what it holds),
- * as the element's src task may meet them a frame period after its last frame: each frame's steps
- * timed alone, the median frame. */
+ * PerDetectionColdCaches: the attach and the free each timed alone with the core's own caches
+ * emptied before it (a walk over kEvictBytes, more than a server core's 1-2 MiB L2; the shared L3
+ * keeps what it holds), as the element meets them: its src task attaches when it wakes a frame
+ * period after its last frame, and the sink frees the buffer a frame later (fakesink keeps the last
+ * one). The median frames. */
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
@@ -78,22 +79,34 @@ Steps steps_us (DetectionOutput &out, int n)
   return s;
 }
 
-/* Thread CPU of one attach of n detections, the caches emptied before it: the median frame. */
-double cold_attach_us (DetectionOutput &out, int n, std::vector<unsigned char> &evict)
+/* A frame's two cold steps: the attach, and the free a frame later (a sink keeps the last buffer). */
+struct ColdSteps {
+  double attach, free;
+};
+
+/* Thread CPU of the steps alone, each after the core's caches were emptied: the median frames. */
+ColdSteps cold_steps_us (DetectionOutput &out, int n, std::vector<unsigned char> &evict)
 {
   const std::vector<detect::Detection> d = detections (n);
-  std::vector<double> frames;
+  std::vector<double> attach, free;
   unsigned sum = 0;
-  for (int f = 0; f < kColdFrames; ++f) {
+  const auto empty_caches = [&] {
     for (size_t i = 0; i < evict.size (); i += 64) /* written: dirty lines leave too */
       sum += ++evict[i];
-    const double t0 = bench::thread_cpu_seconds ();
-    attach_frame (out, d);
-    frames.push_back (1e6 * (bench::thread_cpu_seconds () - t0));
+  };
+  for (int f = 0; f < kColdFrames; ++f) {
+    GstBuffer *buf = gst_buffer_new ();
+    empty_caches ();
+    double t0 = bench::thread_cpu_seconds ();
+    out.attach (buf, d.data (), int (d.size ()), 1920, 1080);
+    attach.push_back (1e6 * (bench::thread_cpu_seconds () - t0));
+    empty_caches ();
+    t0 = bench::thread_cpu_seconds ();
+    gst_buffer_unref (buf);
+    free.push_back (1e6 * (bench::thread_cpu_seconds () - t0));
   }
   evict[0] = static_cast<unsigned char> (sum); /* the walk is used: not optimised away */
-  std::sort (frames.begin (), frames.end ());
-  return frames[frames.size () / 2];
+  return {bench::median (attach), bench::median (free)};
 }
 
 /* The output prepared for 80 named classes, as a COCO detector's. */
@@ -130,20 +143,24 @@ TEST (DetectHost, PerDetectionColdCaches)
   DetectionOutput out;
   prepare_80_classes (out);
   std::vector<unsigned char> evict (kEvictBytes);
-  const double warm_none = warm_attach_us (out, 0), cold_none = cold_attach_us (out, 0, evict);
+  const double warm_none = warm_attach_us (out, 0);
+  const ColdSteps cold_none = cold_steps_us (out, 0, evict);
   std::printf (
-      "\ndladetect's attach per detection, warm and with the caches emptied before each frame (%zu MiB "
-      "walked; cold: thread CPU of the steps alone, median of %d frames)\n\n",
+      "\ndladetect's metas per detection, warm (attached and freed) and with the caches emptied before "
+      "the attach and again before the free (%zu MiB walked; cold: thread CPU of each step alone, median "
+      "of %d frames)\n\n",
       kEvictBytes >> 20, kColdFrames);
   std::printf (
-      "| detections / frame | warm us/frame | warm us/det | cold us/frame | cold us/det |\n"
-      "|--:|--:|--:|--:|--:|\n| 0 | %.2f | - | %.2f | - |\n",
-      warm_none, cold_none);
+      "| detections / frame | warm us/frame | warm us/det | cold attach us/det | cold free us/det | cold "
+      "both us/det |\n|--:|--:|--:|--:|--:|--:|\n| 0 | %.2f | - | %.2f | %.2f | - |\n",
+      warm_none, cold_none.attach, cold_none.free);
   for (int n : {16, 100}) {
-    const double warm = warm_attach_us (out, n), cold = cold_attach_us (out, n, evict);
-    const double per = (cold - cold_none) / n;
-    std::printf ("| %d | %.2f | %.3f | %.2f | %.3f |\n", n, warm, (warm - warm_none) / n, cold, per);
-    EXPECT_GT (per, kNothingUs) << "attaching " << n
-                                << " detections cost nothing: the bench measures nothing";
+    const double warm = warm_attach_us (out, n);
+    const ColdSteps cold = cold_steps_us (out, n, evict);
+    const double attach = (cold.attach - cold_none.attach) / n, free = (cold.free - cold_none.free) / n;
+    std::printf ("| %d | %.2f | %.3f | %.3f | %.3f | %.3f |\n", n, warm, (warm - warm_none) / n, attach, free,
+                 attach + free);
+    EXPECT_GT (attach, kNothingUs) << "attaching " << n
+                                   << " detections cost nothing: the bench measures nothing";
   }
 }

@@ -17,6 +17,13 @@ inline double thread_cpu_seconds ()
   return double (ts.tv_sec) + 1e-9 * double (ts.tv_nsec);
 }
 
+/* The median of `v` (0 when empty). */
+inline double median (std::vector<double> v)
+{
+  std::sort (v.begin (), v.end ());
+  return v.empty () ? 0 : v[v.size () / 2];
+}
+
 /* Median over 9 rounds of `calls` calls of `step`: the calling thread's CPU microseconds per call. */
 template <typename Step>
 double median_us_per_call (int calls, Step &&step)
