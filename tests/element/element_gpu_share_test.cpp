@@ -365,14 +365,17 @@ TEST_F (Share, NoElementWithModelNamesTheIdAndProperty)
 }
 
 /* A 911 on a task of one sharer poisons the process: every sharer reports the fatal error. Its own
- * variant (element-gpu-share-fatal). */
+ * variant (element-gpu-share-fatal). The sinks do not preroll (async=false): a sharer whose first
+ * task faults never prerolls its sink, the pipeline stays in PAUSED, and the other sink would hold
+ * the other sharer's first frame there, its src task inside the push, until the pipeline stops. */
 TEST_F (Share, FatalFailsEverySharer)
 {
   SwdlaEnv env ({{"SWDLA_EXTERNAL_DEVICE_ERROR", "6"}, {"SWDLA_SERVICE_US", "20000"}});
-  Pipeline p ("videotestsrc num-buffers=20 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=f0 " +
-              first_of ("fatal") +
-              " ! fakesink videotestsrc num-buffers=20 ! video/x-raw,format=RGBA,width=64,height=48 ! "
-              "dlainfer name=f1 model-instance-id=fatal ! fakesink");
+  Pipeline p (
+      "videotestsrc num-buffers=20 ! video/x-raw,format=RGBA,width=64,height=48 ! dlainfer name=f0 " +
+      first_of ("fatal") +
+      " ! fakesink async=false videotestsrc num-buffers=20 ! video/x-raw,format=RGBA,width=64,height=48 ! "
+      "dlainfer name=f1 model-instance-id=fatal ! fakesink async=false");
   ASSERT_TRUE (p.play ());
   std::set<std::string> failed;
   std::string errors; /* every error posted, for the failure message */
