@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -35,8 +36,7 @@ double median_us_per_call (int calls, Step &&step)
       step ();
     rounds.push_back (1e6 * (thread_cpu_seconds () - t0) / calls);
   }
-  std::sort (rounds.begin (), rounds.end ());
-  return rounds[rounds.size () / 2];
+  return median (std::move (rounds));
 }
 
 }  // namespace bench
