@@ -261,7 +261,6 @@ inline std::map<int, double> swdla_submit_cpu_seconds_by_core ()
   return by_core;
 }
 
-/* dladetect's "detections" stat of every dladetect in `bin`, by element name. */
 /* Every dlainfer's and dladetect's stats in `bin`, by element name. */
 inline std::map<std::string, ElementStats> stats_by_element (GstBin *bin)
 {
